@@ -1,0 +1,264 @@
+/**
+ * The provider contract: what a cloud implements so that the shared controllers can run on it.
+ *
+ * This is the TypeScript form of upstream's `cloudprovider.Interface`. Where Go returns `(X, implemented bool)`,
+ * a provider here sets the optional property or leaves it `undefined`; the property is the authority. A missing
+ * capability turns the controllers that need it off (with one log line saying why); it is never an error.
+ *
+ * General rules for every method:
+ * - Arguments (nodes, services) are read-only. Copy before changing anything.
+ * - Every method may be called concurrently, for different objects and for the same one.
+ * - Errors are thrown (or the promise rejects). Use the classes in `./errors.ts` where a contract names one;
+ *   the framework tells them apart by class (`InstanceNotFoundError`, `NotImplementedError`,
+ *   `ImplementedElsewhereError`) or through the `cause` chain (`RetryError`). Any other error is a transient
+ *   failure: the controller retries with back-off and logs it once.
+ * - `signal` aborts when the controller stops; long calls should honour it.
+ */
+import type { ConsolaInstance } from "consola";
+import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
+
+/** What every call receives besides its own arguments. */
+export interface CallContext {
+  readonly signal: AbortSignal;
+}
+
+/** The cloud provider: a name, a few switches, and optional capabilities. */
+export interface CloudProvider {
+  /**
+   * The provider's name, e.g. `hcloud`. It is also the scheme of provider IDs built by the framework's
+   * legacy path (`<providerName>://<instanceID>`). Must equal the name it is registered under.
+   */
+  readonly providerName: string;
+
+  /**
+   * True when the provider needs a cluster ID and has one. When false the command refuses to start unless
+   * `--allow-untagged-cloud` is given (then it warns). Providers without the notion return true.
+   */
+  hasClusterID(): boolean;
+
+  /**
+   * Called once, right before the controllers start, inside leadership. The provider may start background work
+   * and must stop it when `ctx.signal` aborts. Optional.
+   */
+  initialize?(ctx: ProviderRuntime): void | Promise<void>;
+
+  /** Node metadata for initialisation and the lifecycle controller. Preferred over `instances` and `zones`. */
+  readonly instancesV2?: InstancesV2;
+  /** Legacy per-instance API; used only when `instancesV2` is absent. */
+  readonly instances?: Instances;
+  /** Deprecated zone API; used only with `instances`, never when `instancesV2` is present. */
+  readonly zones?: Zones;
+  /** Load balancers for `type: LoadBalancer` Services; absent ⇒ the service controller does not run. */
+  readonly loadBalancer?: LoadBalancer;
+  /** Routes for pod CIDRs; absent ⇒ the route controller does not run. */
+  readonly routes?: Routes;
+  /** Cluster listing; no controller uses it. */
+  readonly clusters?: Clusters;
+
+  /**
+   * The rate the provider's API tolerates, for the framework to size its parallelism (e.g. how many node joins
+   * may run at once). Absent ⇒ the framework's defaults apply.
+   */
+  readonly rateLimit?: RateLimit;
+}
+
+/** A token bucket: `qps` sustained calls per second with bursts of `burst`. */
+export interface RateLimit {
+  readonly qps: number;
+  readonly burst: number;
+}
+
+/** What `initialize` receives. */
+export interface ProviderRuntime {
+  /** Aborts when the manager stops or loses leadership. */
+  readonly signal: AbortSignal;
+  /** Tagged with the provider name. Never log a secret. */
+  readonly logger: ConsolaInstance;
+}
+
+/** Upstream `InstanceMetadata`: everything the node controller writes onto a new Node. */
+export interface InstanceMetadata {
+  /**
+   * Written to `spec.providerID` only when the node has none. Must be stable for the instance's lifetime.
+   * May be empty only when the node already has a provider ID (otherwise initialisation fails and retries).
+   */
+  readonly providerID: string;
+  /** Labels `node.kubernetes.io/instance-type` and `beta.kubernetes.io/instance-type`; empty ⇒ not set. */
+  readonly instanceType: string;
+  /** `status.addresses`. Empty ⇒ addresses are left as they are (never cleared). */
+  readonly nodeAddresses: readonly NodeAddress[];
+  /** Labels `topology.kubernetes.io/zone` and the deprecated failure-domain one; empty ⇒ not set. */
+  readonly zone: string;
+  /** Labels `topology.kubernetes.io/region` and the deprecated failure-domain one; empty ⇒ not set. */
+  readonly region: string;
+  /**
+   * Extra labels. Keys under `kubernetes.io/` or `k8s.io/` (or their subdomains) are dropped; a key the node
+   * already has keeps the node's value.
+   */
+  readonly additionalLabels?: Readonly<Record<string, string>>;
+}
+
+/** Upstream `InstancesV2`. Each method may find the instance by `spec.providerID` first, then by name. */
+export interface InstancesV2 {
+  /**
+   * Does the node's instance exist? Must be true for stopped or sleeping instances.
+   * **false deletes the Node object** (the lifecycle controller asks only for NotReady nodes).
+   */
+  instanceExists(ctx: CallContext, node: Node): Promise<boolean>;
+  /** Is the node's instance shut down (exists, not running)? Adds or keeps the shutdown taint. */
+  instanceShutdown(ctx: CallContext, node: Node): Promise<boolean>;
+  /**
+   * Metadata to initialise the node. `null` (no error) means "cannot tell yet": the node stays uninitialised,
+   * is not retried by back-off, and gets a Warning event saying so. Throw `InstanceNotFoundError` when no
+   * instance matches; the node then stays tainted and retries.
+   */
+  instanceMetadata(ctx: CallContext, node: Node): Promise<InstanceMetadata | null>;
+  /**
+   * Optional bulk form, beyond upstream: metadata for many nodes in few cloud calls (one listing, paged).
+   * The result maps node name → metadata, or `null` where the node's instance was not found. Nodes missing
+   * from the map are looked up one by one with `instanceMetadata`. Used by the periodic address refresh and
+   * the lifecycle monitor; also answers existence (`null` = gone) and shutdown (`shutdown` true).
+   */
+  instanceMetadataBulk?(ctx: CallContext, nodes: readonly Node[]): Promise<Map<string, BulkInstanceInfo | null>>;
+}
+
+/** One entry of `instanceMetadataBulk`: the metadata plus the instance's power state. */
+export interface BulkInstanceInfo {
+  readonly metadata: InstanceMetadata;
+  readonly shutdown: boolean;
+}
+
+/** Upstream `Instances` (legacy). Prefer `InstancesV2` in new providers. */
+export interface Instances {
+  /** Addresses of the instance serving this node name. */
+  nodeAddresses(ctx: CallContext, nodeName: string): Promise<NodeAddress[]>;
+  /** Addresses by provider ID. Called even with an empty provider ID (then fail, and the name is tried). */
+  nodeAddressesByProviderID(ctx: CallContext, providerID: string): Promise<NodeAddress[]>;
+  /**
+   * The instance ID (no scheme) for a node name. Throw `InstanceNotFoundError` when there is no such instance
+   * (not for stopped ones), `NotImplementedError` when the cloud has no instance IDs. The framework builds the
+   * provider ID as `<providerName>://<id>`.
+   */
+  instanceID(ctx: CallContext, nodeName: string): Promise<string>;
+  instanceType(ctx: CallContext, nodeName: string): Promise<string>;
+  instanceTypeByProviderID(ctx: CallContext, providerID: string): Promise<string>;
+  /** False (no error) **deletes the Node object**. Must be true for stopped or sleeping instances. */
+  instanceExistsByProviderID(ctx: CallContext, providerID: string): Promise<boolean>;
+  /** True when shut down. `NotImplementedError` is read as "not shut down". */
+  instanceShutdownByProviderID(ctx: CallContext, providerID: string): Promise<boolean>;
+  /** Unused by the controllers; kept for interface parity. */
+  addSSHKeyToAllInstances?(ctx: CallContext, user: string, keyData: Uint8Array): Promise<void>;
+  /** Unused by the controllers; kept for interface parity. */
+  currentNodeName?(ctx: CallContext, hostname: string): Promise<string>;
+}
+
+/** Upstream `Zone`. */
+export interface Zone {
+  readonly failureDomain: string;
+  readonly region: string;
+}
+
+/** Upstream `Zones` (deprecated). Never consulted when `instancesV2` is present. */
+export interface Zones {
+  /** Zone of the machine running this code: not meaningful for an external CCM. */
+  getZone(ctx: CallContext): Promise<Zone>;
+  getZoneByProviderID(ctx: CallContext, providerID: string): Promise<Zone>;
+  getZoneByNodeName(ctx: CallContext, nodeName: string): Promise<Zone>;
+}
+
+/**
+ * Upstream `LoadBalancer`. `clusterName` is `--cluster-name` (default `kubernetes`). A provider decides the
+ * cloud name of a Service's load balancer, usually from `getLoadBalancerName` (see `defaultLoadBalancerName`).
+ */
+export interface LoadBalancer {
+  /**
+   * The load balancer for this Service and its status, or `undefined` when none exists. When the provider
+   * delegates this kind of load balancer elsewhere, report one only if the service controller created it.
+   */
+  getLoadBalancer(ctx: CallContext, clusterName: string, service: Service): Promise<LoadBalancerStatus | undefined>;
+  /** The cloud name of this Service's load balancer. Must be stable for the Service's lifetime. */
+  getLoadBalancerName(ctx: CallContext, clusterName: string, service: Service): string;
+  /**
+   * Create or update the load balancer so it serves the Service's ports on `nodes`; return its status.
+   * Must be idempotent. May throw `ImplementedElsewhereError` (another controller owns it; nothing more is done)
+   * or a `RetryError` (possibly wrapped) to be called again after a fixed delay.
+   */
+  ensureLoadBalancer(
+    ctx: CallContext,
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+  ): Promise<LoadBalancerStatus>;
+  /** Change only the backend hosts to `nodes`. May throw `ImplementedElsewhereError`. */
+  updateLoadBalancer(ctx: CallContext, clusterName: string, service: Service, nodes: readonly Node[]): Promise<void>;
+  /**
+   * Delete the load balancer if it exists; succeed when it does not. Should not throw
+   * `ImplementedElsewhereError` (the finalizer path tolerates it; the cache path treats it as a failure).
+   */
+  ensureLoadBalancerDeleted(ctx: CallContext, clusterName: string, service: Service): Promise<void>;
+}
+
+/** Upstream `Route`. */
+export interface Route {
+  /** The cloud's name for the route. Ignored on create (the provider names it, e.g. from the name hint). */
+  readonly name: string;
+  /** Node the traffic goes to; empty for routes the cloud cannot attribute. */
+  readonly targetNode: string;
+  /**
+   * The provider's opt-in: when false, `targetNodeAddresses` is ignored when comparing, which avoids
+   * delete/re-create loops with clouds that do not report addresses.
+   */
+  readonly enableNodeAddresses?: boolean;
+  /** The node addresses the route was created for. */
+  readonly targetNodeAddresses?: readonly NodeAddress[];
+  /** The pod CIDR the route covers. */
+  readonly destinationCIDR: string;
+  /** A blackhole route; the route controller deletes those inside the cluster CIDRs. */
+  readonly blackhole?: boolean;
+}
+
+/** Upstream `Routes`. */
+export interface Routes {
+  /** Every route managed for this cluster. */
+  listRoutes(ctx: CallContext, clusterName: string): Promise<Route[]>;
+  /**
+   * Create a route. `nameHint` is the node's UID; a node with two pod CIDRs (dual stack) gets two routes with the
+   * same hint, so the provider must derive distinct names (e.g. hint plus CIDR).
+   */
+  createRoute(ctx: CallContext, clusterName: string, nameHint: string, route: Route): Promise<void>;
+  /** Delete a route as returned by `listRoutes`. */
+  deleteRoute(ctx: CallContext, clusterName: string, route: Route): Promise<void>;
+}
+
+/** Upstream `Clusters`; no controller uses it. */
+export interface Clusters {
+  listClusters(ctx: CallContext): Promise<string[]>;
+  /** Address of the named cluster's control plane. */
+  master(ctx: CallContext, clusterName: string): Promise<string>;
+}
+
+/**
+ * What a provider factory receives: the raw cloud-config (the file's content, or `undefined` when
+ * `--cloud-config` was not given) and the process environment (for credentials such as tokens).
+ */
+export interface ProviderFactoryInput {
+  readonly config: string | undefined;
+  /** Where `config` came from, for error messages (`--cloud-config=/etc/x.yaml`), or undefined. */
+  readonly configSource: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Builds a provider. Validates the cloud-config with the provider's own valibot schema and throws a
+ * `ConfigError` listing every problem at once. Must accept `config === undefined` (either by using defaults or
+ * by a `ConfigError` that says `--cloud-config` is required).
+ */
+export type ProviderFactory = (input: ProviderFactoryInput) => CloudProvider | Promise<CloudProvider>;
+
+/**
+ * Upstream `DefaultLoadBalancerName`: `a` + the Service UID without dashes, cut to 32 characters.
+ * Kept for providers whose load balancers predate per-provider naming.
+ */
+export function defaultLoadBalancerName(service: Pick<Service, "metadata">): string {
+  return `a${service.metadata?.uid ?? ""}`.replaceAll("-", "").slice(0, 32);
+}

@@ -1,0 +1,47 @@
+/**
+ * Shared help for provider cloud-configs: parse YAML or JSON text, validate it with the provider's valibot
+ * schema, and turn every problem into a `ConfigError` that names the field and the fix.
+ */
+import * as v from "valibot";
+import { ConfigError, type ConfigIssue } from "./errors.ts";
+
+/** Parse a cloud-config (YAML, of which JSON is a subset) and validate it against `schema`. */
+export function parseCloudConfig<S extends v.GenericSchema>(
+  schema: S,
+  text: string | undefined,
+  source: string | undefined,
+): v.InferOutput<S> {
+  const where = source ?? "the cloud-config";
+  let raw: unknown = {};
+  if (text !== undefined && text.trim() !== "") {
+    try {
+      raw = Bun.YAML.parse(text);
+    } catch (err) {
+      throw new ConfigError(where, [{ path: "", message: `not valid YAML or JSON: ${(err as Error).message}` }], {
+        cause: err,
+      });
+    }
+  }
+  return validate(schema, raw ?? {}, where);
+}
+
+/** Validate `value` against `schema`, reporting every issue at once as a `ConfigError` from `source`. */
+export function validate<S extends v.GenericSchema>(schema: S, value: unknown, source: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, value, { abortEarly: false });
+  if (result.success) return result.output;
+  throw new ConfigError(source, issuesOf(result.issues));
+}
+
+/** valibot issues as `{path, message}` pairs, with dotted paths (`loadBalancer.pools[0].cidr`). */
+export function issuesOf(issues: readonly v.BaseIssue<unknown>[]): ConfigIssue[] {
+  return issues.map((issue) => ({ path: dottedPath(issue), message: issue.message }));
+}
+
+function dottedPath(issue: v.BaseIssue<unknown>): string {
+  let out = "";
+  for (const item of issue.path ?? []) {
+    const key = (item as { key: unknown }).key;
+    out += typeof key === "number" ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+/**
+ * The provider registry: a provider module calls `registerCloudProvider` when it is imported; the command looks
+ * the chosen name up and builds the provider from the cloud-config.
+ *
+ * The registry object is the one module-level value the design allows (registration is an import-time side
+ * effect by contract); everything else takes a registry as an argument so tests can use their own.
+ */
+import { readFile } from "node:fs/promises";
+import type { CloudProvider, ProviderFactory } from "./cloud.ts";
+import { ConfigError } from "./errors.ts";
+
+export class ProviderRegistry {
+  readonly #factories = new Map<string, ProviderFactory>();
+
+  /** Register a provider. A second registration of the same name is a programming error and throws. */
+  register(name: string, factory: ProviderFactory): void {
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name)) {
+      throw new Error(`cloud provider name "${name}" is invalid: use lower-case letters, digits and inner dashes`);
+    }
+    if (this.#factories.has(name)) throw new Error(`Cloud provider "${name}" was registered twice`);
+    this.#factories.set(name, factory);
+  }
+
+  has(name: string): boolean {
+    return this.#factories.has(name);
+  }
+
+  /** Registered names, sorted. */
+  names(): string[] {
+    return [...this.#factories.keys()].sort();
+  }
+
+  /**
+   * Build the named provider from a cloud-config file path (or none). Every failure is one `Error` whose message
+   * says what to do: an unknown name lists the known ones; an unreadable file names the path; a factory's
+   * `ConfigError` keeps its list of problems (as `cause` and in the message).
+   */
+  async init(
+    name: string,
+    configPath: string | undefined,
+    env: Readonly<Record<string, string | undefined>> = process.env,
+  ): Promise<CloudProvider> {
+    const factory = this.#factories.get(name);
+    if (!factory) throw new UnknownProviderError(name, this.names());
+    let config: string | undefined;
+    if (configPath) {
+      try {
+        config = await readFile(configPath, "utf8");
+      } catch (err) {
+        const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+        throw new Error(`could not read --cloud-config "${configPath}": ${reason}`, { cause: err });
+      }
+    }
+    let provider: CloudProvider;
+    try {
+      provider = await factory({ config, configSource: configPath ? `--cloud-config=${configPath}` : undefined, env });
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : String(err);
+      throw new Error(`could not init cloud provider "${name}": ${detail}`, { cause: err });
+    }
+    if (provider.providerName !== name) {
+      throw new Error(`cloud provider "${name}" built a provider named "${provider.providerName}"; they must match`);
+    }
+    return provider;
+  }
+}
+
+export class UnknownProviderError extends Error {
+  override readonly name = "UnknownProviderError";
+  readonly known: readonly string[];
+  constructor(requested: string, known: readonly string[]) {
+    const list = known.length > 0 ? known.join(", ") : "none";
+    super(`unknown cloud provider "${requested}"; this executable knows: ${list}`);
+    this.known = known;
+  }
+}
+
+/** The process-wide registry that provider modules register into when imported. */
+export const globalRegistry = new ProviderRegistry();
+
+/** Register a provider in the process-wide registry. Called at the top level of a provider's `index.ts`. */
+export function registerCloudProvider(name: string, factory: ProviderFactory): void {
+  globalRegistry.register(name, factory);
+}
+
+export { ConfigError };
