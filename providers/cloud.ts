@@ -43,23 +43,23 @@ export interface CloudProvider {
   initialize?(ctx: ProviderRuntime): void | Promise<void>;
 
   /** Node metadata for initialisation and the lifecycle controller. Preferred over `instances` and `zones`. */
-  readonly instancesV2?: InstancesV2;
+  readonly instancesV2?: InstancesV2 | undefined;
   /** Legacy per-instance API; used only when `instancesV2` is absent. */
-  readonly instances?: Instances;
+  readonly instances?: Instances | undefined;
   /** Deprecated zone API; used only with `instances`, never when `instancesV2` is present. */
-  readonly zones?: Zones;
+  readonly zones?: Zones | undefined;
   /** Load balancers for `type: LoadBalancer` Services; absent ⇒ the service controller does not run. */
-  readonly loadBalancer?: LoadBalancer;
+  readonly loadBalancer?: LoadBalancer | undefined;
   /** Routes for pod CIDRs; absent ⇒ the route controller does not run. */
-  readonly routes?: Routes;
+  readonly routes?: Routes | undefined;
   /** Cluster listing; no controller uses it. */
-  readonly clusters?: Clusters;
+  readonly clusters?: Clusters | undefined;
 
   /**
    * The rate the provider's API tolerates, for the framework to size its parallelism (e.g. how many node joins
    * may run at once). Absent ⇒ the framework's defaults apply.
    */
-  readonly rateLimit?: RateLimit;
+  readonly rateLimit?: RateLimit | undefined;
 }
 
 /** A token bucket: `qps` sustained calls per second with bursts of `burst`. */

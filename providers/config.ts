@@ -34,7 +34,16 @@ export function validate<S extends v.GenericSchema>(schema: S, value: unknown, s
 
 /** valibot issues as `{path, message}` pairs, with dotted paths (`loadBalancer.pools[0].cidr`). */
 export function issuesOf(issues: readonly v.BaseIssue<unknown>[]): ConfigIssue[] {
-  return issues.map((issue) => ({ path: dottedPath(issue), message: issue.message }));
+  return issues.map((issue) => ({ path: dottedPath(issue), message: friendlyMessage(issue) }));
+}
+
+/** valibot's default texts for a missing or unknown key read like type errors; say what the user must do. */
+function friendlyMessage(issue: v.BaseIssue<unknown>): string {
+  if (issue.message.startsWith("Invalid key:")) {
+    if (issue.received === "undefined") return "is required but missing";
+    if (issue.expected === "never") return "is not a known field; check its spelling against the documentation";
+  }
+  return issue.message;
 }
 
 function dottedPath(issue: v.BaseIssue<unknown>): string {

@@ -1,0 +1,125 @@
+import { describe, expect, test } from "bun:test";
+import { defineCommand } from "citty";
+import type { CloudProvider } from "../providers/cloud.ts";
+import { ProviderRegistry } from "../providers/registry.ts";
+import { type CliInput, type RunManager, runCli } from "./command.ts";
+import { FLAGS } from "./flags.ts";
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+  managed: Parameters<RunManager>[0] | undefined;
+}
+
+async function run(argv: string[], tweak: Partial<CliInput> = {}): Promise<Run> {
+  const registry = new ProviderRegistry();
+  const provider = (name: string, clusterID = true): CloudProvider => ({
+    providerName: name,
+    hasClusterID: () => clusterID,
+  });
+  registry.register("acme", () => provider("acme"));
+  registry.register("untagged", () => provider("untagged", false));
+  const result: Run = { code: -1, out: "", err: "", managed: undefined };
+  result.code = await runCli({
+    argv,
+    binaryName: "cloud-controller-manager",
+    build: { version: "v1.2.3", commit: "abc", buildDate: "2026-11-22" },
+    registry,
+    runManager: async (input) => {
+      result.managed = input;
+      return 0;
+    },
+    stdout: (t) => {
+      result.out += t;
+    },
+    stderr: (t) => {
+      result.err += t;
+    },
+    signal: new AbortController().signal,
+    env: {},
+    ...tweak,
+  });
+  return result;
+}
+
+describe("the command", () => {
+  test("--help lists every upstream flag, grouped by section", async () => {
+    const r = await run(["--help"]);
+    expect(r.code).toBe(0);
+    for (const f of FLAGS) expect(r.out).toContain(`--${f.name}`);
+    for (const section of ["Generic flags:", "Leader election flags:", "Secure serving flags:", "Misc flags:"]) {
+      expect(r.out).toContain(section);
+    }
+    expect(r.out).toContain("--cluster-name string");
+    expect(r.out).toContain('(default "kubernetes")');
+  });
+
+  test("--version prints the stamped version, and --version=raw prints JSON", async () => {
+    expect((await run(["--version"])).out).toBe("cloud-controller-manager v1.2.3\n");
+    const raw = JSON.parse((await run(["--version=raw"])).out);
+    expect(raw).toMatchObject({ version: "v1.2.3", commit: "abc", buildDate: "2026-11-22" });
+  });
+
+  test("an unknown provider fails naming the known ones, before anything starts", async () => {
+    const r = await run(["--cloud-provider=nope"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('unknown cloud provider "nope"; this executable knows: acme, untagged');
+    expect(r.managed).toBeUndefined();
+  });
+
+  test("reports every invalid flag in one message and exits 1", async () => {
+    const r = await run(["--concurrent-service-syncs=0", "--node-monitor-period=-1s", "--bogus", "extra"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("invalid command line (5 problems)");
+    expect(r.err).toContain("unknown flag: --bogus");
+    expect(r.err).toContain('"cloud-controller-manager" does not take any arguments, got [extra]');
+    expect(r.err).toContain("--concurrent-service-syncs must be at least 1, got 0");
+    expect(r.err).toContain('--node-monitor-period must be greater than 0, got "-1s"');
+    expect(r.err).toContain("--cloud-provider cannot be empty");
+    expect(r.managed).toBeUndefined();
+  });
+
+  test("hands valid options and the built provider to the manager", async () => {
+    const r = await run(["--cloud-provider=acme", "--cluster-name=prod", "--controllers=*,-route"]);
+    expect(r.code).toBe(0);
+    expect(r.managed?.provider.providerName).toBe("acme");
+    expect(r.managed?.options.clusterName).toBe("prod");
+    expect(r.managed?.options.controllers).toEqual(["*", "-node-route-controller"]);
+  });
+
+  test("refuses a provider without a cluster ID unless --allow-untagged-cloud", async () => {
+    const refused = await run(["--cloud-provider=untagged"]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("--allow-untagged-cloud");
+    const allowed = await run(["--cloud-provider=untagged", "--allow-untagged-cloud"]);
+    expect(allowed.code).toBe(0);
+  });
+
+  test("a per-provider executable presets --cloud-provider and rejects another", async () => {
+    const preset = await run([], { presetProvider: "acme" });
+    expect(preset.managed?.provider.providerName).toBe("acme");
+    const other = await run(["--cloud-provider=untagged"], { presetProvider: "acme" });
+    expect(other.code).toBe(1);
+    expect(other.err).toContain("this executable is built for --cloud-provider=acme");
+    const same = await run(["--cloud-provider=acme"], { presetProvider: "acme" });
+    expect(same.code).toBe(0);
+  });
+
+  test("dispatches a subcommand by its first argument", async () => {
+    let seen: unknown;
+    const sandbox = defineCommand({
+      meta: { name: "sandbox", description: "run the sandbox" },
+      args: { nodes: { type: "string", default: "3" } },
+      run: ({ args }) => {
+        seen = args.nodes;
+        return 0;
+      },
+    });
+    const r = await run(["sandbox", "--nodes", "5"], { subcommands: { sandbox } });
+    expect(r.code).toBe(0);
+    expect(seen).toBe("5");
+    const help = await run(["--help"], { subcommands: { sandbox } });
+    expect(help.out).toContain("cloud-controller-manager sandbox [flags]");
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The `cloud-controller-manager` command: parse and validate every flag (all problems reported at once, exit 1,
+ * nothing started), build the provider, then hand over to the manager. Subcommands (`sandbox`) are citty
+ * commands of their own, dispatched by the first argument.
+ *
+ * `runCli` returns the exit code; only the entry point exits the process.
+ */
+import { type CommandDef, defineCommand, runCommand } from "citty";
+import type { ConsolaInstance } from "consola";
+import type { CloudProvider } from "../providers/cloud.ts";
+import type { ProviderRegistry } from "../providers/registry.ts";
+import { parseArgv } from "./argv.ts";
+import { renderHelp } from "./help.ts";
+import { createRootLogger } from "./logger.ts";
+import { buildOptions, type Options } from "./options.ts";
+import { type BuildInfo, renderVersion } from "./version.ts";
+
+/** Runs the controllers until `signal` aborts; resolves with the exit code. Supplied by the entry point. */
+export type RunManager = (input: {
+  options: Options;
+  provider: CloudProvider;
+  logger: ConsolaInstance;
+  signal: AbortSignal;
+}) => Promise<number>;
+
+// biome-ignore lint/suspicious/noExplicitAny: each citty command is generic over its own args
+export type Subcommand = CommandDef<any>;
+
+export interface CliInput {
+  readonly argv: readonly string[];
+  readonly binaryName: string;
+  /** Set in a per-provider executable: `--cloud-provider` defaults to it and may not name another. */
+  readonly presetProvider?: string | undefined;
+  readonly build: BuildInfo;
+  readonly registry: ProviderRegistry;
+  readonly runManager: RunManager;
+  readonly subcommands?: Readonly<Record<string, Subcommand>>;
+  readonly stdout?: (text: string) => void;
+  readonly stderr?: (text: string) => void;
+  readonly signal: AbortSignal;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export async function runCli(input: CliInput): Promise<number> {
+  const stdout = input.stdout ?? ((t: string) => process.stdout.write(t));
+  const stderr = input.stderr ?? ((t: string) => process.stderr.write(t));
+  const [first, ...rest] = input.argv;
+  const sub = first !== undefined ? input.subcommands?.[first] : undefined;
+  if (sub) {
+    let code = 0;
+    const wrapped = defineCommand({
+      ...sub,
+      run: async (ctx) => {
+        code = ((await sub.run?.(ctx)) as number | undefined) ?? 0;
+      },
+    });
+    await runCommand(wrapped, { rawArgs: rest });
+    return code;
+  }
+
+  let exitCode = 1;
+  const root = defineCommand({
+    meta: { name: input.binaryName, version: input.build.version, description: "Kubernetes cloud controller manager" },
+    run: async () => {
+      exitCode = await runRoot(input, stdout, stderr);
+    },
+  });
+  await runCommand(root, { rawArgs: [] });
+  return exitCode;
+}
+
+async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t: string) => void): Promise<number> {
+  const parsed = parseArgv(input.argv);
+  if (parsed.values.has("help") && parsed.values.get("help") !== "false") {
+    const subcommands = Object.entries(input.subcommands ?? {}).map(([name, c]) => ({
+      name,
+      description: String((c.meta as { description?: string } | undefined)?.description ?? ""),
+    }));
+    stdout(`${renderHelp({ binaryName: input.binaryName, presetProvider: input.presetProvider, subcommands })}\n`);
+    return 0;
+  }
+  const version = parsed.values.get("version");
+  if (version !== undefined && version !== "false") {
+    stdout(`${renderVersion(input.binaryName, input.build, version === "raw")}\n`);
+    return 0;
+  }
+
+  const values = new Map(parsed.values);
+  const errors = [...parsed.errors];
+  if (parsed.positionals.length > 0) {
+    errors.push(`"${input.binaryName}" does not take any arguments, got [${parsed.positionals.join(" ")}]`);
+  }
+  if (input.presetProvider) {
+    const asked = values.get("cloud-provider");
+    if (asked !== undefined && asked !== input.presetProvider) {
+      errors.push(
+        `--cloud-provider=${asked}: this executable is built for --cloud-provider=${input.presetProvider}; use the all-in-one cloud-controller-manager for other providers`,
+      );
+    }
+    values.set("cloud-provider", input.presetProvider);
+  }
+  const built = buildOptions(values);
+  if (!built.ok) errors.push(...built.errors);
+  const providerName = values.get("cloud-provider");
+  if (providerName && !input.registry.has(providerName)) {
+    errors.push(
+      `--cloud-provider: unknown cloud provider "${providerName}"; this executable knows: ${input.registry.names().join(", ")}`,
+    );
+  }
+  if (errors.length > 0 || !built.ok) {
+    stderr(`${formatErrors(input.binaryName, errors)}\n`);
+    return 1;
+  }
+
+  const { options } = built;
+  const logger = createRootLogger({ verbosity: options.verbosity, format: options.loggingFormat });
+  logger.info(`${input.binaryName} ${input.build.version} starting`);
+  if (built.ignored.length > 0) {
+    logger.warn(
+      `flags accepted for compatibility but without effect here: ${built.ignored.map((f) => `--${f}`).join(", ")}`,
+    );
+  }
+  let provider: CloudProvider;
+  try {
+    provider = await input.registry.init(options.cloudProvider, options.cloudConfig || undefined, input.env);
+  } catch (err) {
+    stderr(`error: Cloud provider could not be initialized: ${(err as Error).message}\n`);
+    return 1;
+  }
+  if (!provider.hasClusterID()) {
+    if (!options.allowUntaggedCloud) {
+      stderr(
+        "error: no ClusterID found; a ClusterID is required for the cloud provider to function properly (set it in the cloud-config, or pass --allow-untagged-cloud)\n",
+      );
+      return 1;
+    }
+    logger.warn("detected a cluster without a ClusterID; a ClusterID will be required in the future");
+  }
+  return input.runManager({ options, provider, logger, signal: input.signal });
+}
+
+function formatErrors(binaryName: string, errors: readonly string[]): string {
+  const head = `error: ${binaryName}: invalid command line (${errors.length} problem${errors.length === 1 ? "" : "s"}):`;
+  return [head, ...errors.map((e) => `  - ${e}`), `Run '${binaryName} --help' for the flags.`].join("\n");
+}

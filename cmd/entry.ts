@@ -1,0 +1,47 @@
+/**
+ * The process entry shared by every executable: signals to an abort signal, run the command, exit with its code.
+ * The only place that exits the process.
+ */
+import { globalRegistry } from "../providers/registry.ts";
+import { runCli, type Subcommand } from "./command.ts";
+import { runManager } from "./manager.ts";
+import { type BuildInfo, DEV_BUILD } from "./version.ts";
+
+export interface EntryInput {
+  readonly binaryName: string;
+  readonly presetProvider?: string;
+  readonly build?: BuildInfo;
+  readonly subcommands?: Readonly<Record<string, Subcommand>>;
+}
+
+export async function main(input: EntryInput): Promise<never> {
+  const stop = new AbortController();
+  let signals = 0;
+  const onSignal = (name: string) => {
+    signals++;
+    if (signals > 1) {
+      process.stderr.write(`received ${name} again; exiting now\n`);
+      process.exit(1);
+    }
+    stop.abort(new Error(`received ${name}`));
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  let code: number;
+  try {
+    code = await runCli({
+      argv: process.argv.slice(2),
+      binaryName: input.binaryName,
+      presetProvider: input.presetProvider,
+      build: input.build ?? DEV_BUILD,
+      registry: globalRegistry,
+      runManager,
+      subcommands: input.subcommands ?? {},
+      signal: stop.signal,
+    });
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
+    code = 1;
+  }
+  process.exit(code);
+}

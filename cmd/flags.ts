@@ -1,0 +1,192 @@
+/**
+ * The upstream flag set (spec c.2): names, defaults, meanings and `--help` sections, in one table.
+ *
+ * Every flag upstream accepts is accepted here, so an operator's existing unit file or manifest keeps working.
+ * Flags that have no effect in this implementation say so in their help text (`effect: "none"`), and the
+ * command logs one warning naming any such flag that was given explicitly.
+ */
+
+export type FlagKind = "bool" | "string" | "int" | "float" | "duration" | "list" | "map";
+
+export interface FlagDef {
+  readonly name: string;
+  readonly kind: FlagKind;
+  /** The default as it would be typed on the command line. */
+  readonly default: string;
+  readonly section: Section;
+  readonly help: string;
+  /** "none": accepted for compatibility, no effect here. */
+  readonly effect?: "none";
+  readonly deprecated?: string;
+  /** Single-letter alias (`-v`). */
+  readonly alias?: string;
+}
+
+export const SECTIONS = [
+  "generic",
+  "leader election",
+  "cloud-node-controller",
+  "service-lb-controller",
+  "secure serving",
+  "authentication",
+  "authorization",
+  "webhook",
+  "debugging",
+  "leader-migration",
+  "misc",
+  "logging",
+  "global",
+] as const;
+export type Section = (typeof SECTIONS)[number];
+
+const flag = (
+  section: Section,
+  name: string,
+  kind: FlagKind,
+  def: string,
+  help: string,
+  extra: Partial<Pick<FlagDef, "effect" | "deprecated" | "alias">> = {},
+): FlagDef => ({ name, kind, default: def, section, help, ...extra });
+const none = { effect: "none" } as const;
+
+export const FLAGS: readonly FlagDef[] = [
+  flag("generic", "cloud-provider", "string", "", "The provider for cloud services. Required."),
+  flag("generic", "cloud-config", "string", "", "The path to the cloud provider configuration file. Empty for none."),
+  flag("generic", "external-cloud-volume-plugin", "string", "", "Legacy volume plugin name.", none),
+  flag(
+    "generic",
+    "use-service-account-credentials",
+    "bool",
+    "false",
+    "Use individual service account credentials for each controller.",
+    none,
+  ),
+  flag("generic", "allow-untagged-cloud", "bool", "false", "Allow the cluster to run without a cluster ID.", {
+    deprecated: "will be removed in a future release",
+  }),
+  flag("generic", "route-reconciliation-period", "duration", "10s", "The period for reconciling routes."),
+  flag("generic", "node-monitor-period", "duration", "5s", "The period for checking nodes against the cloud."),
+  flag("generic", "cluster-name", "string", "kubernetes", "The instance prefix for the cluster."),
+  flag("generic", "cluster-cidr", "string", "", "CIDR range(s) for pods in the cluster, comma-separated (dual stack)."),
+  flag(
+    "generic",
+    "allocate-node-cidrs",
+    "bool",
+    "false",
+    "Accepted and stored; not consulted by any controller.",
+    none,
+  ),
+  flag("generic", "cidr-allocator-type", "string", "RangeAllocator", "Type of CIDR allocator to use.", none),
+  flag("generic", "configure-cloud-routes", "bool", "true", "Allocate and set pod CIDR routes on the cloud provider."),
+  flag("generic", "node-sync-period", "duration", "0s", "No effect.", { effect: "none", deprecated: "no effect" }),
+  flag(
+    "generic",
+    "min-resync-period",
+    "duration",
+    "12h",
+    "Informer resync period, randomised between this and twice this.",
+  ),
+  flag(
+    "generic",
+    "kube-api-content-type",
+    "string",
+    "application/vnd.kubernetes.protobuf",
+    "Content type of requests to the API server (JSON is always used here).",
+    none,
+  ),
+  flag("generic", "kube-api-qps", "float", "20", "QPS to use while talking with the Kubernetes API server."),
+  flag("generic", "kube-api-burst", "int", "30", "Burst to use while talking with the Kubernetes API server."),
+  flag("generic", "controller-start-interval", "duration", "0s", "Interval between starting controller managers."),
+  flag(
+    "generic",
+    "controllers",
+    "list",
+    "*",
+    "Controllers to enable: '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller.",
+  ),
+  flag("generic", "feature-gates", "map", "", "Feature gates as key=bool pairs, comma-separated."),
+  flag("leader election", "leader-elect", "bool", "true", "Acquire a leader lease before running controllers."),
+  flag("leader election", "leader-elect-lease-duration", "duration", "15s", "Lease duration for non-leaders."),
+  flag("leader election", "leader-elect-renew-deadline", "duration", "10s", "How long the leader tries to renew."),
+  flag("leader election", "leader-elect-retry-period", "duration", "2s", "Wait between acquire and renew attempts."),
+  flag("leader election", "leader-elect-resource-lock", "string", "leases", "The lock type; only 'leases'."),
+  flag("leader election", "leader-elect-resource-name", "string", "cloud-controller-manager", "The lease's name."),
+  flag("leader election", "leader-elect-resource-namespace", "string", "kube-system", "The lease's namespace."),
+  flag("cloud-node-controller", "concurrent-node-syncs", "int", "1", "Workers initialising nodes in parallel."),
+  flag(
+    "cloud-node-controller",
+    "concurrent-node-status-updates",
+    "int",
+    "0",
+    "Parallelism of the periodic address refresh; 0 uses --concurrent-node-syncs.",
+  ),
+  flag(
+    "service-lb-controller",
+    "concurrent-service-syncs",
+    "int",
+    "1",
+    "Services synced in parallel, and the parallelism of node-triggered host updates.",
+  ),
+  flag("secure serving", "bind-address", "string", "0.0.0.0", "Address to serve HTTPS on."),
+  flag("secure serving", "secure-port", "int", "10258", "Port to serve HTTPS on; 0 turns serving off."),
+  flag("secure serving", "cert-dir", "string", "", "Directory of TLS certs; empty generates one in memory.", none),
+  flag("secure serving", "tls-cert-file", "string", "", "Serving certificate file (PEM)."),
+  flag("secure serving", "tls-private-key-file", "string", "", "Serving key file (PEM)."),
+  flag("secure serving", "tls-cipher-suites", "list", "", "Cipher suites.", none),
+  flag("secure serving", "tls-curve-preferences", "list", "", "Curve preferences.", none),
+  flag("secure serving", "tls-min-version", "string", "", "Minimum TLS version.", none),
+  flag("secure serving", "tls-sni-cert-key", "string", "", "SNI certificate and key pairs.", none),
+  flag("secure serving", "disable-http2-serving", "bool", "false", "HTTP/2 is not served here.", none),
+  flag("secure serving", "http2-max-streams-per-connection", "int", "0", "HTTP/2 streams.", none),
+  flag("secure serving", "permit-port-sharing", "bool", "false", "SO_REUSEPORT on the listener.", none),
+  flag("secure serving", "permit-address-sharing", "bool", "false", "SO_REUSEADDR on the listener.", none),
+  flag("authentication", "authentication-kubeconfig", "string", "", "Kubeconfig for TokenReview; empty: --kubeconfig."),
+  flag("authentication", "authentication-token-webhook-cache-ttl", "duration", "10s", "Cache of TokenReview answers."),
+  flag("authentication", "client-ca-file", "string", "", "Client certificate authentication CA.", none),
+  flag("authentication", "requestheader-username-headers", "list", "x-remote-user", "Request header user.", none),
+  flag("authentication", "requestheader-uid-headers", "list", "", "Request header UID.", none),
+  flag("authentication", "requestheader-group-headers", "list", "x-remote-group", "Request header groups.", none),
+  flag("authentication", "requestheader-extra-headers-prefix", "list", "x-remote-extra-", "Header prefix.", none),
+  flag("authentication", "requestheader-client-ca-file", "string", "", "Request header CA.", none),
+  flag("authentication", "requestheader-allowed-names", "list", "", "Request header CNs.", none),
+  flag("authentication", "authentication-skip-lookup", "bool", "false", "Skip the auth config lookup.", none),
+  flag("authentication", "authentication-tolerate-lookup-failure", "bool", "false", "Tolerate lookup failure.", none),
+  flag("authorization", "authorization-kubeconfig", "string", "", "Kubeconfig for SubjectAccessReview."),
+  flag("authorization", "authorization-webhook-cache-authorized-ttl", "duration", "10s", "Cache of allowed answers."),
+  flag("authorization", "authorization-webhook-cache-unauthorized-ttl", "duration", "10s", "Cache of denied answers."),
+  flag(
+    "authorization",
+    "authorization-always-allow-paths",
+    "list",
+    "/healthz,/readyz,/livez",
+    "Paths served without authentication or authorisation.",
+  ),
+  flag("webhook", "webhooks", "list", "", "Webhooks to enable (same syntax as --controllers). None exist yet."),
+  flag("webhook", "webhook-bind-address", "string", "0.0.0.0", "Webhook serving address.", none),
+  flag("webhook", "webhook-secure-port", "int", "10260", "Webhook serving port; 0 disables."),
+  flag("webhook", "webhook-disable-http2-serving", "bool", "false", "Webhook HTTP/2.", none),
+  flag("webhook", "webhook-cert-dir", "string", "", "Webhook certificate directory.", none),
+  flag("webhook", "webhook-tls-cert-file", "string", "", "Webhook certificate file.", none),
+  flag("webhook", "webhook-tls-private-key-file", "string", "", "Webhook key file.", none),
+  flag("webhook", "webhook-tls-cipher-suites", "list", "", "Webhook cipher suites.", none),
+  flag("webhook", "webhook-tls-curve-preferences", "list", "", "Webhook curve preferences.", none),
+  flag("webhook", "webhook-tls-min-version", "string", "", "Webhook minimum TLS version.", none),
+  flag("webhook", "webhook-tls-sni-cert-key", "string", "", "Webhook SNI pairs.", none),
+  flag("debugging", "profiling", "bool", "true", "Profiling endpoints (not served here).", none),
+  flag("debugging", "contention-profiling", "bool", "false", "Block profiling.", none),
+  flag("leader-migration", "enable-leader-migration", "bool", "false", "Leader migration (not supported).", none),
+  flag("leader-migration", "leader-migration-config", "string", "", "Leader migration config.", none),
+  flag("misc", "master", "string", "", "The Kubernetes API server address (overrides the kubeconfig)."),
+  flag("misc", "kubeconfig", "string", "", "Path to a kubeconfig; empty uses in-cluster config or $KUBECONFIG."),
+  flag("misc", "node-status-update-frequency", "duration", "5m", "Period of the node address refresh."),
+  flag("logging", "v", "int", "0", "Log verbosity: 0 info, 2 debug, 4 and up trace.", { alias: "v" }),
+  flag("logging", "vmodule", "string", "", "Per-file verbosity.", none),
+  flag("logging", "logging-format", "string", "text", "Log format: text or json."),
+  flag("logging", "log-flush-frequency", "duration", "5s", "Log flush period.", none),
+  flag("logging", "log-text-split-stream", "bool", "false", "Errors to stderr, others to stdout.", none),
+  flag("logging", "log-text-info-buffer-size", "string", "0", "Info stream buffer.", none),
+  flag("global", "version", "string", "", "Print version information and quit (--version=raw for JSON)."),
+  flag("global", "help", "bool", "false", "Help for the command.", { alias: "h" }),
+];
+
+export const FLAGS_BY_NAME: ReadonlyMap<string, FlagDef> = new Map(FLAGS.map((f) => [f.name, f]));

@@ -1,0 +1,170 @@
+import { describe, expect, test } from "bun:test";
+import { parseArgv } from "./argv.ts";
+import { formatDuration, parseDuration } from "./duration.ts";
+import { buildOptions } from "./options.ts";
+
+const optionsFor = (...argv: string[]) => buildOptions(parseArgv(["--cloud-provider=fake", ...argv]).values);
+const errorsFor = (...argv: string[]) => {
+  const r = optionsFor(...argv);
+  return r.ok ? [] : r.errors;
+};
+
+describe("parseArgv", () => {
+  test.each([
+    ["--name=value", ["--cluster-name=c1"], { "cluster-name": "c1" }],
+    ["--name value", ["--cluster-name", "c1"], { "cluster-name": "c1" }],
+    ["a bare boolean is true", ["--leader-elect"], { "leader-elect": "true" }],
+    ["a boolean with =false", ["--leader-elect=false"], { "leader-elect": "false" }],
+    ["-v=2 and --v=2 are the same flag", ["-v=2"], { v: "2" }],
+    ["-v 3", ["-v", "3"], { v: "3" }],
+    ["the last repeat wins", ["--cluster-name=a", "--cluster-name=b"], { "cluster-name": "b" }],
+    ["a value may contain '='", ["--feature-gates=A=true"], { "feature-gates": "A=true" }],
+  ])("reads %s", (_name, argv, want) => {
+    const parsed = parseArgv(argv);
+    expect(Object.fromEntries(parsed.values)).toEqual(want);
+    expect(parsed.errors).toEqual([]);
+  });
+
+  test("reports every unknown flag and a missing value together", () => {
+    expect(parseArgv(["--bogus=1", "-x", "--cluster-name"]).errors).toEqual([
+      "unknown flag: --bogus",
+      "unknown shorthand flag: 'x' in -x",
+      "flag needs an argument: --cluster-name",
+    ]);
+  });
+
+  test("keeps positional arguments apart", () => {
+    expect(parseArgv(["extra", "--leader-elect", "more"]).positionals).toEqual(["extra", "more"]);
+  });
+});
+
+describe("buildOptions", () => {
+  test("applies upstream defaults", () => {
+    const r = optionsFor();
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    const o = r.options;
+    expect(o.clusterName).toBe("kubernetes");
+    expect(o.nodeMonitorPeriodMs).toBe(5000);
+    expect(o.routeReconciliationPeriodMs).toBe(10_000);
+    expect(o.nodeStatusUpdateFrequencyMs).toBe(300_000);
+    expect(o.minResyncPeriodMs).toBe(12 * 3_600_000);
+    expect(o.kubeApiQps).toBe(20);
+    expect(o.kubeApiBurst).toBe(30);
+    expect(o.controllers).toEqual(["*"]);
+    expect(o.configureCloudRoutes).toBe(true);
+    expect(o.leaderElection).toEqual({
+      enabled: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2000,
+      resourceLock: "leases",
+      name: "cloud-controller-manager",
+      namespace: "kube-system",
+    });
+    expect(o.serving.securePort).toBe(10258);
+    expect(o.serving.bindAddress).toBe("0.0.0.0");
+    expect(o.serving.alwaysAllowPaths).toEqual(["/healthz", "/readyz", "/livez"]);
+    expect(o.concurrentNodeSyncs).toBe(1);
+    expect(o.concurrentServiceSyncs).toBe(1);
+  });
+
+  test("uses --concurrent-node-syncs for the refresh when --concurrent-node-status-updates is 0", () => {
+    const r = optionsFor("--concurrent-node-syncs=8");
+    expect(r.ok && r.options.concurrentNodeStatusUpdates).toBe(8);
+    const r2 = optionsFor("--concurrent-node-syncs=8", "--concurrent-node-status-updates=3");
+    expect(r2.ok && r2.options.concurrentNodeStatusUpdates).toBe(3);
+  });
+
+  test("rewrites --controllers to canonical names", () => {
+    const r = optionsFor("--controllers=*,-route,service");
+    expect(r.ok && r.options.controllers).toEqual(["*", "-node-route-controller", "service-lb-controller"]);
+  });
+
+  test("reports both problems of the issue's example at once", () => {
+    expect(errorsFor("--concurrent-service-syncs=0", "--node-monitor-period=-1s")).toEqual([
+      '--node-monitor-period must be greater than 0, got "-1s"',
+      "--concurrent-service-syncs must be at least 1, got 0",
+    ]);
+  });
+
+  test.each([
+    ["an empty provider", ["--cloud-provider="], "--cloud-provider cannot be empty"],
+    ["an unknown controller", ["--controllers=*,-nodeipam"], '"nodeipam" is not in the list of known controllers'],
+    ["a lock other than leases", ["--leader-elect-resource-lock=endpoints"], 'resourceLock value must be "leases"'],
+    ["an unknown webhook", ["--webhooks=foo"], '"foo" is not in the list of known webhooks'],
+    [
+      "a negative secure port",
+      ["--secure-port=-1"],
+      "--secure-port -1 must be between 0 and 65535, inclusive. 0 for turning off secure port",
+    ],
+    [
+      "a secure port above 65535",
+      ["--secure-port=70000"],
+      "--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0",
+    ],
+    [
+      "a webhook port out of range",
+      ["--webhook-secure-port=70000"],
+      "--webhook-secure-port 70000 must be between 0 and 65535, inclusive. A value of 0 disables the webhook endpoint entirely.",
+    ],
+    [
+      "the webhook port equal to the secure port",
+      ["--webhook-secure-port=10258"],
+      "--webhook-secure-port cannot be the same value as --secure-port",
+    ],
+    [
+      "a bad duration",
+      ["--min-resync-period=soon"],
+      '--min-resync-period must be a duration like 5s or 1m30s, got "soon"',
+    ],
+    ["a bad boolean", ["--leader-elect=yes"], '--leader-elect must be true or false, got "yes"'],
+    ["a bad number", ["--kube-api-burst=lots"], '--kube-api-burst must be a whole number, got "lots"'],
+    ["a zero QPS", ["--kube-api-qps=0"], '--kube-api-qps must be a number greater than 0, got "0"'],
+    ["a bad log format", ["--logging-format=xml"], '--logging-format must be text or json, got "xml"'],
+    [
+      "half a serving key pair",
+      ["--tls-cert-file=/x.crt"],
+      "--tls-cert-file and --tls-private-key-file must be given together",
+    ],
+    [
+      "a bad value of a compatibility-only flag",
+      ["--profiling=maybe"],
+      '--profiling must be true or false, got "maybe"',
+    ],
+    ["an unknown feature gate", ["--feature-gates=Nope=true"], "--feature-gates must be Name=true|false pairs"],
+  ])("rejects %s", (_name, argv, want) => {
+    expect(errorsFor(...argv).join("\n")).toContain(want);
+  });
+
+  test("lists compatibility-only flags that were given", () => {
+    const r = optionsFor("--allocate-node-cidrs=true", "--profiling=false");
+    expect(r.ok && r.ignored).toEqual(["allocate-node-cidrs", "profiling"]);
+  });
+});
+
+describe("Go durations", () => {
+  test.each([
+    ["5s", 5000],
+    ["1m30s", 90_000],
+    ["300ms", 300],
+    ["1.5h", 5_400_000],
+    ["-1s", -1000],
+    ["0", 0],
+    ["12h", 43_200_000],
+  ])("parses %p", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  test.each(["", "5", "s", "5 s", "1d", "5s3"])("rejects %p", (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+
+  test.each([
+    [0, "0s"],
+    [500, "500ms"],
+    [90_000, "1m30s"],
+    [3_600_000, "1h0m0s"],
+  ])("formats %p as %p", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});

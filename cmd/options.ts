@@ -1,0 +1,271 @@
+/**
+ * The command's options: one valibot schema over the raw flag strings (defaults from the flag table), then the
+ * cross-field rules of upstream validation (spec c.3). Every problem is reported at once, each naming its flag.
+ *
+ * Beyond upstream, values that would leave the manager silently broken are rejected too (zero service workers,
+ * negative periods); upstream accepts them and misbehaves.
+ */
+import * as v from "valibot";
+import { canonicalizeControllerList, validateControllerList } from "../controllers/names.ts";
+import { parseDuration } from "./duration.ts";
+import { FLAGS, FLAGS_BY_NAME } from "./flags.ts";
+
+const got = (s: string) => `got "${s}"`;
+
+const duration = (flag: string, opts: { min: "positive" | "non-negative" }) =>
+  v.pipe(
+    v.string(),
+    v.check(
+      (s) => parseDuration(s) !== undefined,
+      (i) => `--${flag} must be a duration like 5s or 1m30s, ${got(String(i.input))}`,
+    ),
+    v.check(
+      (s) => {
+        const ms = parseDuration(s) ?? 0;
+        return opts.min === "positive" ? ms > 0 : ms >= 0;
+      },
+      (i) => `--${flag} must be ${opts.min === "positive" ? "greater than 0" : "0 or more"}, ${got(String(i.input))}`,
+    ),
+    v.transform((s) => parseDuration(s) as number),
+  );
+
+const int = (flag: string, min: number, max = Number.MAX_SAFE_INTEGER, hint = "") =>
+  v.pipe(
+    v.string(),
+    v.check(
+      (s) => /^[+-]?\d+$/.test(s.trim()),
+      (i) => `--${flag} must be a whole number, ${got(String(i.input))}`,
+    ),
+    v.transform((s) => Number(s)),
+    v.check(
+      (n) => n >= min && n <= max,
+      (i) =>
+        `--${flag} must be ${max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `between ${min} and ${max}, inclusive`}, got ${String(i.input)}${hint}`,
+    ),
+  );
+
+const float = (flag: string) =>
+  v.pipe(
+    v.string(),
+    v.transform((s) => Number(s)),
+    v.check(
+      (n) => Number.isFinite(n) && n > 0,
+      (i) => `--${flag} must be a number greater than 0, ${got(String(i.input))}`,
+    ),
+  );
+
+const bool = (flag: string) =>
+  v.pipe(
+    v.string(),
+    v.check(
+      (s) => BOOLS.has(s),
+      (i) => `--${flag} must be true or false, ${got(String(i.input))}`,
+    ),
+    v.transform((s) => BOOLS.get(s) as boolean),
+  );
+const BOOLS = new Map<string, boolean>([
+  ...["1", "t", "T", "TRUE", "true", "True"].map((s) => [s, true] as const),
+  ...["0", "f", "F", "FALSE", "false", "False"].map((s) => [s, false] as const),
+]);
+
+/** A comma-separated flag value as its non-empty, trimmed entries. */
+export const splitList = (s: string): string[] =>
+  s
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
+const list = v.pipe(v.string(), v.transform(splitList));
+
+const FEATURE_GATES = new Set([
+  "CloudControllerManagerWebhook",
+  "CloudControllerManagerWatchBasedRoutesReconciliation",
+  "ControllerManagerReleaseLeaderElectionLockOnExit",
+]);
+const featureGates = v.pipe(
+  v.string(),
+  v.transform((s) => (s.trim() === "" ? [] : s.split(",").map((kv) => kv.trim().split("=") as [string, string?]))),
+  v.check(
+    (pairs) => pairs.every(([k, val]) => FEATURE_GATES.has(k) && val !== undefined && BOOLS.has(val)),
+    (i) =>
+      `--feature-gates must be Name=true|false pairs of known gates (${[...FEATURE_GATES].join(", ")}), ${got(String((i.input as string[][]).map((p) => p.join("=")).join(",")))}`,
+  ),
+  v.transform((pairs) => new Map(pairs.map(([k, val]) => [k, BOOLS.get(val as string) as boolean]))),
+);
+
+const str = v.string();
+
+/** The flags that change behaviour here; the rest are accepted and checked only for their kind. */
+const OptionsSchema = v.pipe(
+  v.object({
+    "cloud-provider": v.pipe(
+      v.string(),
+      v.check((s) => s !== "", "--cloud-provider cannot be empty"),
+    ),
+    "cloud-config": str,
+    "allow-untagged-cloud": bool("allow-untagged-cloud"),
+    "route-reconciliation-period": duration("route-reconciliation-period", { min: "positive" }),
+    "node-monitor-period": duration("node-monitor-period", { min: "positive" }),
+    "cluster-name": v.pipe(
+      v.string(),
+      v.check((s) => s !== "", "--cluster-name cannot be empty"),
+    ),
+    "cluster-cidr": str,
+    "configure-cloud-routes": bool("configure-cloud-routes"),
+    "min-resync-period": duration("min-resync-period", { min: "positive" }),
+    "kube-api-qps": float("kube-api-qps"),
+    "kube-api-burst": int("kube-api-burst", 1),
+    "controller-start-interval": duration("controller-start-interval", { min: "non-negative" }),
+    controllers: list,
+    "feature-gates": featureGates,
+    "leader-elect": bool("leader-elect"),
+    "leader-elect-lease-duration": duration("leader-elect-lease-duration", { min: "positive" }),
+    "leader-elect-renew-deadline": duration("leader-elect-renew-deadline", { min: "positive" }),
+    "leader-elect-retry-period": duration("leader-elect-retry-period", { min: "positive" }),
+    "leader-elect-resource-lock": str,
+    "leader-elect-resource-name": str,
+    "leader-elect-resource-namespace": str,
+    "concurrent-node-syncs": int("concurrent-node-syncs", 1),
+    "concurrent-node-status-updates": int("concurrent-node-status-updates", 0),
+    "concurrent-service-syncs": int("concurrent-service-syncs", 1),
+    "bind-address": str,
+    "secure-port": str,
+    "tls-cert-file": str,
+    "tls-private-key-file": str,
+    "authentication-kubeconfig": str,
+    "authentication-token-webhook-cache-ttl": duration("authentication-token-webhook-cache-ttl", {
+      min: "non-negative",
+    }),
+    "authorization-kubeconfig": str,
+    "authorization-webhook-cache-authorized-ttl": duration("authorization-webhook-cache-authorized-ttl", {
+      min: "non-negative",
+    }),
+    "authorization-webhook-cache-unauthorized-ttl": duration("authorization-webhook-cache-unauthorized-ttl", {
+      min: "non-negative",
+    }),
+    "authorization-always-allow-paths": list,
+    webhooks: list,
+    "webhook-secure-port": str,
+    master: str,
+    kubeconfig: str,
+    "node-status-update-frequency": duration("node-status-update-frequency", { min: "positive" }),
+    v: int("v", 0, 10),
+    "logging-format": v.picklist(
+      ["text", "json"],
+      (i) => `--logging-format must be text or json, ${got(String(i.input))}`,
+    ),
+  }),
+  v.transform((o) => ({
+    cloudProvider: o["cloud-provider"],
+    cloudConfig: o["cloud-config"],
+    allowUntaggedCloud: o["allow-untagged-cloud"],
+    routeReconciliationPeriodMs: o["route-reconciliation-period"],
+    nodeMonitorPeriodMs: o["node-monitor-period"],
+    clusterName: o["cluster-name"],
+    clusterCIDR: o["cluster-cidr"],
+    configureCloudRoutes: o["configure-cloud-routes"],
+    minResyncPeriodMs: o["min-resync-period"],
+    kubeApiQps: o["kube-api-qps"],
+    kubeApiBurst: o["kube-api-burst"],
+    controllerStartIntervalMs: o["controller-start-interval"],
+    controllers: canonicalizeControllerList(o.controllers),
+    featureGates: o["feature-gates"],
+    leaderElection: {
+      enabled: o["leader-elect"],
+      leaseDurationMs: o["leader-elect-lease-duration"],
+      renewDeadlineMs: o["leader-elect-renew-deadline"],
+      retryPeriodMs: o["leader-elect-retry-period"],
+      resourceLock: o["leader-elect-resource-lock"],
+      name: o["leader-elect-resource-name"],
+      namespace: o["leader-elect-resource-namespace"],
+    },
+    concurrentNodeSyncs: o["concurrent-node-syncs"],
+    concurrentNodeStatusUpdates: o["concurrent-node-status-updates"] || o["concurrent-node-syncs"],
+    concurrentServiceSyncs: o["concurrent-service-syncs"],
+    serving: {
+      bindAddress: o["bind-address"],
+      securePort: Number(o["secure-port"]),
+      certFile: o["tls-cert-file"],
+      keyFile: o["tls-private-key-file"],
+      authenticationKubeconfig: o["authentication-kubeconfig"],
+      tokenCacheTtlMs: o["authentication-token-webhook-cache-ttl"],
+      authorizationKubeconfig: o["authorization-kubeconfig"],
+      allowedCacheTtlMs: o["authorization-webhook-cache-authorized-ttl"],
+      deniedCacheTtlMs: o["authorization-webhook-cache-unauthorized-ttl"],
+      alwaysAllowPaths: o["authorization-always-allow-paths"],
+    },
+    webhooks: o.webhooks,
+    webhookSecurePort: Number(o["webhook-secure-port"]),
+    master: o.master,
+    kubeconfig: o.kubeconfig,
+    nodeStatusUpdateFrequencyMs: o["node-status-update-frequency"],
+    verbosity: o.v,
+    loggingFormat: o["logging-format"],
+  })),
+);
+
+export type Options = v.InferOutput<typeof OptionsSchema>;
+
+export type OptionsResult = { ok: true; options: Options; ignored: string[] } | { ok: false; errors: string[] };
+
+/**
+ * Typed, validated options from raw flag strings. `ignored` lists flags given explicitly that have no effect.
+ */
+export function buildOptions(values: ReadonlyMap<string, string>): OptionsResult {
+  const raw: Record<string, string> = {};
+  for (const f of FLAGS) raw[f.name] = values.get(f.name) ?? f.default;
+  const errors: string[] = [];
+  const result = v.safeParse(OptionsSchema, raw, { abortEarly: false });
+  if (!result.success) errors.push(...result.issues.map((i) => i.message));
+  errors.push(...kindErrors(values), ...crossFieldErrors(raw));
+  if (errors.length > 0 || !result.success) return { ok: false, errors: [...new Set(errors)] };
+  const ignored = [...values.keys()].filter((name) => FLAGS_BY_NAME.get(name)?.effect === "none");
+  return { ok: true, options: result.output, ignored };
+}
+
+/** Kind checks for the compatibility-only flags, so a typo there is still reported. */
+function kindErrors(values: ReadonlyMap<string, string>): string[] {
+  const errors: string[] = [];
+  for (const [name, value] of values) {
+    const def = FLAGS_BY_NAME.get(name);
+    if (def?.effect !== "none") continue;
+    if (def.kind === "bool" && !BOOLS.has(value)) errors.push(`--${name} must be true or false, ${got(value)}`);
+    if (def.kind === "int" && !/^[+-]?\d+$/.test(value)) errors.push(`--${name} must be a whole number, ${got(value)}`);
+    if (def.kind === "duration" && parseDuration(value) === undefined) {
+      errors.push(`--${name} must be a duration like 5s or 1m30s, ${got(value)}`);
+    }
+  }
+  return errors;
+}
+
+/** Upstream's aggregated validation (c.3), with its exact messages. */
+function crossFieldErrors(raw: Record<string, string>): string[] {
+  const errors = validateControllerList(splitList(raw.controllers ?? ""));
+  if (BOOLS.get(raw["leader-elect"] ?? "") && raw["leader-elect-resource-lock"] !== "leases") {
+    errors.push(`resourceLock value must be "leases"`);
+  }
+  // No webhooks are registered, so any named one is unknown.
+  const webhooks = splitList(raw.webhooks ?? "").filter((w) => w !== "*");
+  for (const w of webhooks) errors.push(`"${w.replace(/^-/, "")}" is not in the list of known webhooks`);
+  const securePort = Number(raw["secure-port"]);
+  const webhookPort = Number(raw["webhook-secure-port"]);
+  if (!/^[+-]?\d+$/.test(raw["secure-port"] ?? "")) {
+    errors.push(`--secure-port must be a whole number, ${got(raw["secure-port"] ?? "")}`);
+  } else if (securePort < 0) {
+    errors.push(`--secure-port ${securePort} must be between 0 and 65535, inclusive. 0 for turning off secure port`);
+  } else if (securePort > 65535) {
+    errors.push(`--secure-port ${securePort} must be between 1 and 65535, inclusive. It cannot be turned off with 0`);
+  }
+  if (!/^[+-]?\d+$/.test(raw["webhook-secure-port"] ?? "")) {
+    errors.push(`--webhook-secure-port must be a whole number, ${got(raw["webhook-secure-port"] ?? "")}`);
+  } else if (webhookPort < 0 || webhookPort > 65535) {
+    errors.push(
+      `--webhook-secure-port ${webhookPort} must be between 0 and 65535, inclusive. A value of 0 disables the webhook endpoint entirely.`,
+    );
+  } else if (webhookPort !== 0 && webhookPort === securePort) {
+    errors.push("--webhook-secure-port cannot be the same value as --secure-port");
+  }
+  if ((raw["tls-cert-file"] === "") !== (raw["tls-private-key-file"] === "")) {
+    errors.push("--tls-cert-file and --tls-private-key-file must be given together");
+  }
+  return errors;
+}

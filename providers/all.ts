@@ -1,0 +1,5 @@
+/**
+ * Every provider of the tree, imported for their registration. The all-in-one executable and development runs
+ * (`bun cmd/main.ts`) use this list; a test keeps it equal to the folders under providers/.
+ */
+import "./fake/index.ts";
