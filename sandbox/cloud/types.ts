@@ -1,0 +1,136 @@
+/**
+ * The simulated cloud's resources, exactly as its REST API sends and receives them (see docs/sandbox.md).
+ *
+ * These types belong to the simulated cloud. The `sandbox` provider deliberately does not import them: like a
+ * provider for a real cloud, it declares the narrow shapes it needs in its own `api/` folder.
+ */
+
+export type AddressType = "InternalIP" | "ExternalIP" | "Hostname";
+
+export interface MachineAddress {
+  type: AddressType;
+  address: string;
+}
+
+/** A stopped machine still exists (its node must not be deleted); it is merely shut down. */
+export type MachineState = "running" | "stopped";
+
+export interface Machine {
+  /** Chosen by the cloud at creation; never reused while the cloud runs. */
+  id: string;
+  /** Unique among machines; the node name the sandbox gives the machine's Kubernetes Node. */
+  name: string;
+  /** `sandbox://<id>`. */
+  providerID: string;
+  zone: string;
+  region: string;
+  instanceType: string;
+  addresses: MachineAddress[];
+  state: MachineState;
+}
+
+/** What a create accepts; every field but `name` has a default (docs/sandbox.md lists them). */
+export interface MachineSpec {
+  name: string;
+  zone?: string;
+  region?: string;
+  instanceType?: string;
+  addresses?: MachineAddress[];
+  state?: MachineState;
+}
+
+/** What a PATCH accepts: only the fields given change. */
+export type MachinePatch = Partial<MachineSpec>;
+
+export type Protocol = "TCP" | "UDP" | "SCTP";
+
+export interface LoadBalancerPort {
+  name: string;
+  protocol: Protocol;
+  port: number;
+  /** 0 when the Service has no node port (allocateLoadBalancerNodePorts: false). */
+  nodePort: number;
+}
+
+export interface LoadBalancer {
+  name: string;
+  cluster: string;
+  serviceUID: string;
+  serviceNamespace: string;
+  serviceName: string;
+  ports: LoadBalancerPort[];
+  /** Backend node names, sorted and without duplicates. */
+  nodes: string[];
+  /** Allocated from the cloud's address pool when the load balancer is created; kept until it is deleted. */
+  address: string;
+  /** RFC 3339. */
+  createdAt: string;
+  /** RFC 3339; changes only when a write changes something. */
+  updatedAt: string;
+}
+
+/** The body of `PUT /v1/load-balancers/{name}`. */
+export type LoadBalancerSpec = Omit<LoadBalancer, "name" | "address" | "createdAt" | "updatedAt">;
+
+/** The body of `PATCH /v1/load-balancers/{name}`. */
+export interface LoadBalancerPatch {
+  nodes?: string[];
+  ports?: LoadBalancerPort[];
+}
+
+export interface Route {
+  name: string;
+  cluster: string;
+  targetNode: string;
+  destinationCIDR: string;
+  /** What the creator passed as a hint (the node UID); informational. */
+  nameHint: string;
+}
+
+export interface Pagination {
+  page: number;
+  perPage: number;
+  total: number;
+  /** The next page's number, or null on the last page. */
+  nextPage: number | null;
+}
+
+export interface MachinePage {
+  machines: Machine[];
+  pagination: Pagination;
+}
+
+/** One rule of `failNext`: the next `count` calls that match answer `status`. */
+export interface FailRule {
+  /** HTTP method to match, upper case; absent ⇒ any method. */
+  method?: string;
+  /** Matches calls whose path starts with this (e.g. `/v1/machines`). */
+  pathPrefix: string;
+  status: number;
+  count: number;
+  /** Sent as `Retry-After` (seconds); defaults to 1 for status 429, absent otherwise. */
+  retryAfterSeconds?: number;
+}
+
+export interface FaultConfig {
+  /** Added before every faultable call is answered. */
+  latencyMs: number;
+  /** Fraction (0..1) of faultable calls answered 500, drawn from the cloud's seeded random source. */
+  errorRate: number;
+  /** A token bucket over faultable calls; null ⇒ unlimited. Calls beyond it get 429 with `Retry-After`. */
+  rateLimit: { qps: number; burst: number } | null;
+  failNext: FailRule[];
+}
+
+/** Counters of the calls the cloud received, keyed `METHOD /route/pattern` (e.g. `GET /v1/machines/:id`). */
+export interface CallStats {
+  total: number;
+  /** Calls answered with status 400 or above. */
+  failed: number;
+  byRoute: Record<string, { calls: number; failed: number }>;
+}
+
+/** The JSON body of every error answer. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
