@@ -1,0 +1,217 @@
+/**
+ * Gathering instance metadata from the cloud (spec d.1): the only module of the cloud-node controller that calls
+ * the provider. Initialisation uses `getInstanceMetadata` (InstancesV2, else legacy Instances plus Zones); the
+ * periodic refresh uses `getInstanceNodeAddresses` / `getRefreshMetadata` (addresses only).
+ *
+ * Error checks follow upstream exactly: `NotImplementedError` from the provider-ID lookup is recognised through
+ * wrapping (`findInCauseChain`); everything else is passed on for the runner to log and retry.
+ */
+import type { Node, NodeAddress } from "../../kube/objects.ts";
+import type { CallContext, CloudProvider, InstanceMetadata, Instances, Zones } from "../../providers/cloud.ts";
+import { findInCauseChain, isError, NotImplementedError } from "../../providers/errors.ts";
+import { errorText, FallbackLookupError, InstanceMetadataError, MissingProviderIDError } from "./errors.ts";
+import { getInstanceProviderID, NO_INSTANCES_MESSAGE } from "./provider-id.ts";
+
+/** Where non-fatal findings go (upstream logs them as warnings). */
+export type Warn = (message: string) => void;
+
+/**
+ * Upstream `getInstanceMetadata`. InstancesV2: its answer, with the node's provider ID filled in when the cloud
+ * gave none; throws `MissingProviderIDError` when neither has one. `null` passes through (the node waits).
+ * Legacy: provider ID (from the node, else `<provider>://<instanceID>`), addresses, instance type, and zone
+ * when `zones` exists, each by provider ID with a fallback by node name.
+ */
+export async function getInstanceMetadata(
+  cloud: CloudProvider,
+  ctx: CallContext,
+  node: Node,
+  warn: Warn = () => {},
+): Promise<InstanceMetadata | null> {
+  const name = node.metadata?.name ?? "";
+  const nodeProviderID = node.spec?.providerID ?? "";
+  const v2 = cloud.instancesV2;
+  if (v2) {
+    const metadata = await v2.instanceMetadata(ctx, node);
+    if (metadata === null || metadata.providerID !== "") return metadata;
+    if (nodeProviderID === "") throw new MissingProviderIDError(name, metadata);
+    return { ...metadata, providerID: nodeProviderID };
+  }
+
+  const instances = cloud.instances;
+  if (!instances) throw new Error(NO_INSTANCES_MESSAGE);
+  let providerID = nodeProviderID;
+  if (providerID === "") {
+    try {
+      providerID = await getInstanceProviderID(cloud, ctx, name);
+    } catch (err) {
+      if (!findInCauseChain(err, NotImplementedError)) throw err;
+      warn(`cloud provider has no instance IDs (${errorText(err)}); looking up node ${name} by name`);
+      providerID = "";
+    }
+  }
+  const nodeAddresses = await addressesByProviderIDOrName(instances, ctx, providerID, name);
+  const instanceType = await instanceTypeByProviderIDOrName(instances, ctx, providerID, name);
+  const metadata = { providerID, instanceType, nodeAddresses, zone: "", region: "" };
+  const zones = cloud.zones;
+  if (!zones) return metadata;
+  const zone = await zoneByProviderIDOrName(zones, ctx, providerID, name);
+  if (zone.failureDomain !== "") metadata.zone = zone.failureDomain;
+  if (zone.region !== "") metadata.region = zone.region;
+  return metadata;
+}
+
+/** syncNode step 3: `getInstanceMetadata` with failures wrapped as `failed to get instance metadata for node …`. */
+export async function fetchInitializationMetadata(
+  cloud: CloudProvider,
+  ctx: CallContext,
+  node: Node,
+  warn?: Warn,
+): Promise<InstanceMetadata | null> {
+  try {
+    return await getInstanceMetadata(cloud, ctx, node, warn);
+  } catch (err) {
+    throw new InstanceMetadataError(node.metadata?.name ?? "", err);
+  }
+}
+
+/**
+ * Upstream `getInstanceNodeAddresses` for the periodic refresh: InstancesV2 metadata (one call, may be `null`),
+ * or legacy addresses by provider ID with a fallback by name (no type or zone calls).
+ */
+export async function getInstanceNodeAddresses(
+  cloud: CloudProvider,
+  ctx: CallContext,
+  node: Node,
+): Promise<InstanceMetadata | null> {
+  const v2 = cloud.instancesV2;
+  if (v2) return v2.instanceMetadata(ctx, node);
+  const instances = cloud.instances;
+  if (!instances) throw new Error(NO_INSTANCES_MESSAGE);
+  const nodeAddresses = await addressesByProviderIDOrName(
+    instances,
+    ctx,
+    node.spec?.providerID ?? "",
+    node.metadata?.name ?? "",
+  );
+  return { providerID: "", instanceType: "", nodeAddresses, zone: "", region: "" };
+}
+
+/** One node's answer for the refresh: metadata (`null` = nothing to apply) or the error to log. */
+export type RefreshAnswer =
+  | { readonly kind: "metadata"; readonly metadata: InstanceMetadata | null }
+  | { readonly kind: "error"; readonly error: unknown };
+
+export interface RefreshOptions {
+  /** Parallel per-node lookups (upstream `ConcurrentNodeStatusUpdates`). Default 1. */
+  readonly concurrency?: number;
+}
+
+/**
+ * Refresh answers for many nodes, keyed by node name. With `instanceMetadataBulk` this makes one bulk call
+ * (a `null` entry means "instance not found": nothing to apply) and looks up one by one only the nodes missing
+ * from its answer. A bulk call that throws `NotImplementedError` falls back to per-node lookups; any other bulk
+ * failure is every node's error (one failing listing must not become a thousand failing calls).
+ */
+export async function getRefreshMetadata(
+  cloud: CloudProvider,
+  ctx: CallContext,
+  nodes: readonly Node[],
+  options: RefreshOptions = {},
+): Promise<Map<string, RefreshAnswer>> {
+  const out = new Map<string, RefreshAnswer>();
+  let pending: readonly Node[] = nodes;
+  const v2 = cloud.instancesV2;
+  if (v2?.instanceMetadataBulk && nodes.length > 0) {
+    try {
+      const answers = await v2.instanceMetadataBulk(ctx, nodes);
+      pending = nodes.filter((n) => {
+        const info = answers.get(nodeName(n));
+        if (info === undefined) return true;
+        out.set(nodeName(n), { kind: "metadata", metadata: info?.metadata ?? null });
+        return false;
+      });
+    } catch (err) {
+      if (!isError(err, NotImplementedError)) {
+        for (const n of nodes) out.set(nodeName(n), { kind: "error", error: err });
+        return out;
+      }
+    }
+  }
+  await forEachLimited(pending, options.concurrency ?? 1, async (n) => {
+    try {
+      out.set(nodeName(n), { kind: "metadata", metadata: await getInstanceNodeAddresses(cloud, ctx, n) });
+    } catch (error) {
+      out.set(nodeName(n), { kind: "error", error });
+    }
+  });
+  return out;
+}
+
+function nodeName(node: Node): string {
+  return node.metadata?.name ?? "";
+}
+
+/** Run `fn` over `items` with at most `limit` in flight. `fn` must not throw. */
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+async function addressesByProviderIDOrName(
+  instances: Instances,
+  ctx: CallContext,
+  providerID: string,
+  name: string,
+): Promise<NodeAddress[]> {
+  try {
+    return await instances.nodeAddressesByProviderID(ctx, providerID);
+  } catch (byID) {
+    try {
+      return await instances.nodeAddresses(ctx, name);
+    } catch (byName) {
+      const message = `error fetching node by provider ID: ${errorText(byID)}, and error by node name: ${errorText(byName)}`;
+      throw new FallbackLookupError(message, byID, byName);
+    }
+  }
+}
+
+async function instanceTypeByProviderIDOrName(
+  instances: Instances,
+  ctx: CallContext,
+  providerID: string,
+  name: string,
+): Promise<string> {
+  try {
+    return await instances.instanceTypeByProviderID(ctx, providerID);
+  } catch (byID) {
+    try {
+      return await instances.instanceType(ctx, name);
+    } catch (byName) {
+      const message = `InstanceType: Error fetching by providerID: ${errorText(byID)} Error fetching by NodeName: ${errorText(byName)}`;
+      throw new FallbackLookupError(message, byID, byName);
+    }
+  }
+}
+
+async function zoneByProviderIDOrName(zones: Zones, ctx: CallContext, providerID: string, name: string) {
+  try {
+    return await zones.getZoneByProviderID(ctx, providerID);
+  } catch (byID) {
+    try {
+      return await zones.getZoneByNodeName(ctx, name);
+    } catch (byName) {
+      const message = `failed to get zone from cloud provider: Zone: Error fetching by providerID: ${errorText(byID)} Error fetching by NodeName: ${errorText(byName)}`;
+      throw new FallbackLookupError(message, byID, byName);
+    }
+  }
+}

@@ -1,0 +1,27 @@
+/** The cloud-node-lifecycle controller's planner and cloud questions (spec d.2), for its runner. */
+export {
+  type CloudProbe,
+  getProviderID,
+  instanceExists,
+  instanceShutdown,
+  type ProbeOptions,
+  probeNode,
+  probeNodes,
+} from "./cloud.ts";
+export {
+  addOrUpdateTaint,
+  deletingNodeEvent,
+  deletingNodeFailedEvent,
+  type LifecycleDecision,
+  type NodeEvent,
+  type NodeModifier,
+  nodeReference,
+  planAfterProbe,
+  planReadiness,
+  readyStatus,
+  removeTaint,
+  SHUTDOWN_TAINT,
+  taintedShutdown,
+  taintMatches,
+  taintsEqual,
+} from "./plan.ts";
