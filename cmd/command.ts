@@ -104,7 +104,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
   const providerName = values.get("cloud-provider");
   if (providerName && !input.registry.has(providerName)) {
     errors.push(
-      `--cloud-provider: unknown cloud provider "${providerName}"; this executable knows: ${input.registry.names().join(", ")}`,
+      `--cloud-provider: unknown cloud provider "${providerName}"; this executable knows: ${input.registry.names().join(", ") || "none"}`,
     );
   }
   if (errors.length > 0 || !built.ok) {
