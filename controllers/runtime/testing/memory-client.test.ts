@@ -65,7 +65,7 @@ describe("MemoryKubeClient objects", () => {
     await client.update(Resources.nodes, { ...n1, metadata: { ...n1?.metadata, labels: { a: "1" } } });
     const stale = await rejection(client.update(Resources.nodes, { ...n1, metadata: { ...n1?.metadata, labels: {} } }));
     expect(isConflict(stale)).toBeTrue();
-    const forced = await client.update(Resources.nodes, { metadata: { name: "n1", labels: { b: "2" } } });
+    const forced = await client.update<Node>(Resources.nodes, { metadata: { name: "n1", labels: { b: "2" } } });
     expect(forced.metadata?.labels).toEqual({ b: "2" });
     expect(forced.metadata?.uid).toBe(n1?.metadata?.uid as string);
   });
