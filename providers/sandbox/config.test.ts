@@ -1,0 +1,107 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError } from "../errors.ts";
+import { parseSandboxConfig, resolveToken, tokenEnvVar } from "./config.ts";
+
+const source = "--cloud-config=/etc/sandbox.yaml";
+
+function problems(text: string | undefined, env: Record<string, string> = {}): Record<string, string> {
+  try {
+    parseSandboxConfig(text, source, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return Object.fromEntries(err.issues.map((i) => [i.path, i.message]));
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("parseSandboxConfig", () => {
+  test("reads every field and applies defaults", () => {
+    expect(parseSandboxConfig("url: http://127.0.0.1:8081/\ntoken: t\n", source, {})).toEqual({
+      url: "http://127.0.0.1:8081",
+      token: "t",
+      timeoutMs: 10_000,
+    });
+    const full = "url: https://cloud.example\ntokenFile: /run/token\ntimeoutMs: 2500\ncluster: demo\n";
+    expect(parseSandboxConfig(full, source, {})).toEqual({
+      url: "https://cloud.example",
+      tokenFile: "/run/token",
+      timeoutMs: 2500,
+      cluster: "demo",
+    });
+  });
+
+  test("accepts JSON, and a token from the environment alone", () => {
+    expect(parseSandboxConfig('{"url": "http://h:1"}', source, { [tokenEnvVar]: "t" }).url).toBe("http://h:1");
+  });
+
+  test("lists every problem at once, each with its field and the fix", () => {
+    const text = "url: ftp://x\ntoken: a\ntokenFile: /b\ntimeoutMs: 0\ntokn: c\nextra: 1\n";
+    expect(problems(text)).toEqual({
+      url: "must be an http:// or https:// URL such as http://127.0.0.1:8081",
+      timeoutMs: "must be at least 1",
+      tokn: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster",
+      extra: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster",
+      tokenFile: "set either token or tokenFile, not both",
+    });
+  });
+
+  test.each([
+    ["no cloud-config at all", undefined],
+    ["an empty file", ""],
+  ])("%s asks for the url and a token", (_, text) => {
+    expect(problems(text)).toEqual({
+      url: "is required: the simulated cloud's base URL, such as http://127.0.0.1:8081 (the sandbox prints it)",
+      token: `is required: set token or tokenFile, or the environment variable ${tokenEnvVar}`,
+    });
+  });
+
+  test.each([
+    ["not-a-url", "url"],
+    ["http://", "url"],
+  ])("rejects the url %p", (url, field) => {
+    expect(Object.keys(problems(`url: "${url}"\ntoken: t\n`))).toEqual([field]);
+  });
+
+  test("names the source and counts the problems in the message", () => {
+    expect(() => parseSandboxConfig("url: 3\nfoo: 1\n", source, { [tokenEnvVar]: "t" })).toThrow(
+      `${source} is invalid (2 problems):`,
+    );
+  });
+
+  test("reports YAML that does not parse", () => {
+    expect(Object.keys(problems("url: [unclosed\n"))).toEqual([""]);
+  });
+
+  test("a mapping is required", () => {
+    expect(problems("- a\n- b\n")).toMatchObject({ url: expect.stringContaining("is required") });
+    expect(problems("just text")).toEqual({ "": "must be a mapping of keys such as url: and tokenFile:" });
+  });
+});
+
+describe("resolveToken", () => {
+  const files: Record<string, string> = { "/run/token": "from-file\n", "/run/empty": "  \n" };
+  const readFile = async (path: string) => {
+    const content = files[path];
+    if (content === undefined) throw Object.assign(new Error("no such file"), { code: "ENOENT" });
+    return content;
+  };
+  const base = { url: "http://h", timeoutMs: 1 };
+  const env = { [tokenEnvVar]: "from-env" };
+
+  test.each([
+    ["token wins over the environment", { token: "inline" }, "inline"],
+    ["tokenFile is read and trimmed", { tokenFile: "/run/token" }, "from-file"],
+    ["the environment is the fallback", {}, "from-env"],
+  ])("%s", async (_, fields, token) => {
+    expect(await resolveToken({ ...base, ...fields }, env, source, readFile)).toBe(token);
+  });
+
+  test.each([
+    ["/run/missing", 'cannot read "/run/missing": ENOENT'],
+    ["/run/empty", '"/run/empty" is empty'],
+  ])("a bad tokenFile %p is a ConfigError on tokenFile", async (path, message) => {
+    const err = await resolveToken({ ...base, tokenFile: path }, {}, source, readFile).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues).toEqual([{ path: "tokenFile", message }]);
+  });
+});

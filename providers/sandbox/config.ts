@@ -1,0 +1,132 @@
+/**
+ * The sandbox provider's cloud-config (`--cloud-config`, YAML or JSON), documented in docs/sandbox.md:
+ *
+ * ```yaml
+ * url: http://127.0.0.1:8081      # required: the simulated cloud's base URL
+ * tokenFile: /run/sandbox/token   # or `token: …`, or neither and SANDBOX_CLOUD_TOKEN in the environment
+ * timeoutMs: 10000                # per cloud call
+ * cluster: demo                   # optional: the cluster name on load balancers and routes
+ * ```
+ */
+import { readFile as readFileFromDisk } from "node:fs/promises";
+import * as v from "valibot";
+import { parseCloudConfig } from "../config.ts";
+import { ConfigError } from "../errors.ts";
+
+/** The environment variable that supplies the token when the cloud-config names none. */
+export const tokenEnvVar = "SANDBOX_CLOUD_TOKEN";
+
+export const sandboxConfigKeys = ["url", "token", "tokenFile", "timeoutMs", "cluster"] as const;
+
+const defaultSource = "the sandbox cloud-config";
+
+/**
+ * The schema. It takes the environment because "a token from somewhere" is one rule over the file and the
+ * environment, and belongs with the others so that every problem is reported at once.
+ */
+export function sandboxConfigSchema(env: Readonly<Record<string, string | undefined>>) {
+  const hasEnvToken = Boolean(env[tokenEnvVar]);
+  return v.pipe(
+    v.objectWithRest(
+      {
+        url: v.pipe(
+          v.string("must be a string such as http://127.0.0.1:8081"),
+          v.check(isHttpUrl, "must be an http:// or https:// URL such as http://127.0.0.1:8081"),
+          v.transform((url) => url.replace(/\/+$/, "")),
+        ),
+        token: v.exactOptional(v.pipe(v.string("must be a string"), v.nonEmpty("must not be empty"))),
+        tokenFile: v.exactOptional(v.pipe(v.string("must be a file path"), v.nonEmpty("must not be empty"))),
+        timeoutMs: v.optional(
+          v.pipe(
+            v.number("must be a number of milliseconds"),
+            v.integer("must be a whole number of milliseconds"),
+            v.minValue(1, "must be at least 1"),
+            v.maxValue(600_000, "must be at most 600000 (10 minutes)"),
+          ),
+          10_000,
+        ),
+        cluster: v.exactOptional(v.pipe(v.string("must be a string"), v.nonEmpty("must not be empty"))),
+      },
+      v.never(`is not a known key; the keys are ${sandboxConfigKeys.join(", ")}`),
+      (issue) => {
+        if (issue.expected === '"url"') {
+          return "is required: the simulated cloud's base URL, such as http://127.0.0.1:8081 (the sandbox prints it)";
+        }
+        return "must be a mapping of keys such as url: and tokenFile:";
+      },
+    ),
+    v.forward(
+      v.partialCheck(
+        [["token"], ["tokenFile"]],
+        (c) => c.token === undefined || c.tokenFile === undefined,
+        "set either token or tokenFile, not both",
+      ),
+      ["tokenFile"],
+    ),
+    v.forward(
+      v.partialCheck(
+        [["token"], ["tokenFile"]],
+        (c) => hasEnvToken || c.token !== undefined || c.tokenFile !== undefined,
+        `is required: set token or tokenFile, or the environment variable ${tokenEnvVar}`,
+      ),
+      ["token"],
+    ),
+  );
+}
+
+/** The validated cloud-config; at most one of `token` and `tokenFile` is set. */
+export interface SandboxConfig {
+  /** Without a trailing slash. */
+  readonly url: string;
+  readonly token?: string;
+  readonly tokenFile?: string;
+  readonly timeoutMs: number;
+  readonly cluster?: string;
+}
+
+/** Parse and validate; throws a `ConfigError` listing every problem. `undefined` text means no file was given. */
+export function parseSandboxConfig(
+  text: string | undefined,
+  source: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): SandboxConfig {
+  return parseCloudConfig(sandboxConfigSchema(env), text, source ?? defaultSource);
+}
+
+/**
+ * The bearer token: `token`, else the content of `tokenFile` (trimmed), else the environment variable.
+ * An unreadable or empty token file is a `ConfigError` on `tokenFile`.
+ */
+export async function resolveToken(
+  config: SandboxConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  source: string | undefined,
+  readFile: (path: string) => Promise<string> = (path) => readFileFromDisk(path, "utf8"),
+): Promise<string> {
+  if (config.token !== undefined) return config.token;
+  if (config.tokenFile !== undefined) {
+    let content: string;
+    try {
+      content = (await readFile(config.tokenFile)).trim();
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+      const issue = { path: "tokenFile", message: `cannot read "${config.tokenFile}": ${reason}` };
+      throw new ConfigError(source ?? defaultSource, [issue], { cause: err });
+    }
+    if (content === "") {
+      throw new ConfigError(source ?? defaultSource, [
+        { path: "tokenFile", message: `"${config.tokenFile}" is empty` },
+      ]);
+    }
+    return content;
+  }
+  const fromEnv = env[tokenEnvVar];
+  if (!fromEnv) throw new ConfigError(source ?? defaultSource, [{ path: "token", message: "no token" }]);
+  return fromEnv;
+}
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+}

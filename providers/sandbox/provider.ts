@@ -1,0 +1,51 @@
+/**
+ * The sandbox provider: validated config in, a `CloudProvider` over the simulated cloud's HTTP API out.
+ */
+import type { CloudProvider, ProviderFactoryInput, RateLimit } from "../cloud.ts";
+import type { SandboxApi } from "./api/client.ts";
+import { SandboxHttpApi } from "./api/http.ts";
+import { parseSandboxConfig, resolveToken } from "./config.ts";
+import { createInstances } from "./instances.ts";
+import { createLoadBalancers } from "./load-balancers.ts";
+import { createRoutes } from "./routes.ts";
+
+export const sandboxProviderName = "sandbox";
+
+/** What the simulated cloud tolerates by default; the framework sizes its parallelism by it. */
+export const sandboxRateLimit: RateLimit = { qps: 50, burst: 100 };
+
+export interface SandboxProviderDeps {
+  /** Default the global `fetch`. */
+  readonly fetch?: typeof fetch;
+  /** Reads `tokenFile`; default from disk. */
+  readonly readFile?: (path: string) => Promise<string>;
+}
+
+/** The registered factory: every configuration problem is one `ConfigError`, thrown before any cloud call. */
+export async function createSandboxProvider(
+  input: ProviderFactoryInput,
+  deps: SandboxProviderDeps = {},
+): Promise<CloudProvider> {
+  const config = parseSandboxConfig(input.config, input.configSource, input.env);
+  const token = await resolveToken(config, input.env, input.configSource, deps.readFile);
+  const api = new SandboxHttpApi({
+    url: config.url,
+    token,
+    timeoutMs: config.timeoutMs,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  return sandboxProvider(api, { cluster: config.cluster });
+}
+
+/** The provider over any `SandboxApi` (the factory passes the HTTP one). */
+export function sandboxProvider(api: SandboxApi, options: { cluster?: string | undefined } = {}) {
+  return {
+    providerName: sandboxProviderName,
+    // The sandbox scopes load balancers and routes by cluster name, which always has a value.
+    hasClusterID: () => true,
+    instancesV2: createInstances(api),
+    loadBalancer: createLoadBalancers(api, options),
+    routes: createRoutes(api, options),
+    rateLimit: sandboxRateLimit,
+  } satisfies CloudProvider;
+}

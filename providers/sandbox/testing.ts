@@ -1,0 +1,49 @@
+/**
+ * Test support for the sandbox provider's tests: a real simulated cloud on loopback and the provider's HTTP
+ * client pointed at it (no mocks), plus small Node and Service builders. Not imported by the provider itself.
+ */
+
+import type { Node, Service } from "../../kube/objects.ts";
+import { type SimulatedCloud, startSimulatedCloud } from "../../sandbox/cloud/server.ts";
+import type { CallContext } from "../cloud.ts";
+import { SandboxHttpApi } from "./api/http.ts";
+
+export interface TestCloud {
+  readonly cloud: SimulatedCloud;
+  readonly api: SandboxHttpApi;
+  readonly ctx: CallContext;
+  stop(): Promise<void>;
+}
+
+export const testToken = "test-token";
+
+/** `hold` makes injected latency wait until `release()` — for timeout and abort tests without real waiting. */
+export function startTestCloud(options: { timeoutMs?: number } = {}): TestCloud & { release(): void } {
+  const waiting: (() => void)[] = [];
+  const cloud = startSimulatedCloud({
+    token: testToken,
+    seed: 11,
+    sleep: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  });
+  const api = new SandboxHttpApi({ url: cloud.url, token: testToken, timeoutMs: options.timeoutMs ?? 30_000 });
+  return {
+    cloud,
+    api,
+    ctx: { signal: new AbortController().signal },
+    release: () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+    stop: () => cloud.stop(),
+  };
+}
+
+export function node(name: string, tweaks: { providerID?: string; uid?: string } = {}): Node {
+  return {
+    metadata: { name, ...(tweaks.uid ? { uid: tweaks.uid } : {}) },
+    spec: tweaks.providerID ? { providerID: tweaks.providerID } : {},
+  };
+}
+
+export function service(name: string, uid: string, ports: NonNullable<Service["spec"]>["ports"] = []): Service {
+  return { metadata: { name, namespace: "default", uid }, spec: { type: "LoadBalancer", ports } };
+}
