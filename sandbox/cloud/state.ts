@@ -83,8 +83,8 @@ export class CloudState {
   listMachines(query: { page?: number; perPage?: number; name?: string } = {}): MachinePage {
     const page = query.page ?? 1;
     const perPage = query.perPage ?? 50;
-    let all = [...this.#machines.values()];
-    if (query.name !== undefined) all = all.filter((m) => m.name === query.name);
+    const named = query.name === undefined ? undefined : this.#idByName.get(query.name);
+    const all = query.name === undefined ? [...this.#machines.values()] : named ? [this.#machines.get(named)!] : [];
     const items = all.slice((page - 1) * perPage, page * perPage);
     const nextPage = page * perPage < all.length ? page + 1 : null;
     return { machines: items.map(copy), pagination: { page, perPage, total: all.length, nextPage } };
