@@ -1,0 +1,223 @@
+/**
+ * One request to the API server: rate limiting, credentials, Bun `fetch` with the kubeconfig's TLS, and every
+ * failure turned into a `KubeApiError` (HTTP errors with the Status reason and Retry-After; transport failures as
+ * status 0 with the system code). An abort by the caller's own signal is rethrown as the signal's reason.
+ */
+
+import { KubeApiError } from "./client-types.ts";
+import type { Status } from "./objects.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
+import type { Now } from "./sleep.ts";
+import type { Transport } from "./transport.ts";
+
+/** `KubeApiError.reason` values for failures that never got an answer (status 0). */
+export const ClientReason = {
+  /** Refused, reset, DNS, TLS verification… `code` carries the system code. */
+  TransportFailed: "TransportFailed",
+  /** The client-side request timeout fired. */
+  RequestTimeout: "RequestTimeout",
+  /** A watch received no bytes for its idle timeout: the connection is presumed dead. */
+  WatchIdleTimeout: "WatchIdleTimeout",
+  /** The watch stream carried something that is not a watch event. */
+  WatchDecode: "WatchDecode",
+  /** The credentials could not be obtained (an exec plugin failed, a token file vanished). */
+  CredentialsUnavailable: "CredentialsUnavailable",
+} as const;
+
+export const isWatchIdleTimeout = (err: unknown): boolean =>
+  err instanceof KubeApiError && err.reason === ClientReason.WatchIdleTimeout;
+
+/** No answer from the server (status 0): worth retrying with back-off. */
+export const isTransportFailure = (err: unknown): boolean => err instanceof KubeApiError && err.status === 0;
+
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface HttpRequest {
+  readonly method: string;
+  /** Absolute path below the server URL, starting with `/`. */
+  readonly path: string;
+  readonly query?: Query;
+  /** Sent as JSON unless already a string. */
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly signal?: AbortSignal | undefined;
+  /** A streaming response (watch): no client-side request timeout; the caller guards it. */
+  readonly stream?: boolean;
+  /** Called once the rate limiter has admitted the request (a watch starts its idle timer here). */
+  readonly admitted?: () => void;
+}
+
+export interface Requester {
+  /** Resolves with a 2xx response (the body unread); throws `KubeApiError` or the caller's abort reason. */
+  send(req: HttpRequest): Promise<Response>;
+  /** Reads a 2xx response body, with the same error mapping as `send`. */
+  text(req: HttpRequest, res: Response): Promise<string>;
+  /** Reads a 2xx response body as JSON (empty ⇒ undefined). */
+  json<T>(req: HttpRequest, res: Response): Promise<T>;
+}
+
+export interface RequesterOptions {
+  readonly userAgent: string;
+  readonly limiter: RateLimiter;
+  readonly now: Now;
+  /** Client-side timeout of a non-streaming request, body included. */
+  readonly requestTimeoutMs: number;
+}
+
+export function createRequester(transport: Transport, opts: RequesterOptions): Requester {
+  const signalFor = (req: HttpRequest): AbortSignal | undefined => {
+    if (req.stream || !(opts.requestTimeoutMs > 0)) return req.signal;
+    const timeout = AbortSignal.timeout(opts.requestTimeoutMs);
+    return req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+  };
+  const fail = (req: HttpRequest, url: string, err: unknown): never => {
+    if (req.signal?.aborted) throw req.signal.reason;
+    if (err instanceof KubeApiError) throw err;
+    throw transportError(req.method, url, err);
+  };
+
+  const text = async (req: HttpRequest, res: Response): Promise<string> => {
+    try {
+      return await res.text();
+    } catch (err) {
+      return fail(req, buildUrl(transport.server, req.path, req.query), err);
+    }
+  };
+
+  return {
+    async send(req) {
+      await opts.limiter.wait(req.signal);
+      req.admitted?.();
+      let settings: Awaited<ReturnType<Transport["settings"]>>;
+      try {
+        settings = await transport.settings();
+      } catch (err) {
+        throw new KubeApiError(
+          `${req.method} ${req.path}: credentials from ${transport.source}: ${(err as Error).message}`,
+          { status: 0, reason: ClientReason.CredentialsUnavailable },
+          { cause: err },
+        );
+      }
+      const url = buildUrl(transport.server, req.path, req.query);
+      const headers: Record<string, string> = {
+        ...settings.headers,
+        Accept: "application/json",
+        "User-Agent": opts.userAgent,
+      };
+      let body: string | undefined;
+      if (req.body !== undefined) {
+        body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
+        headers["Content-Type"] = req.contentType ?? "application/json";
+      }
+      const signal = signalFor(req);
+      let res: Response;
+      try {
+        res = await fetch(url, {
+          method: req.method,
+          headers,
+          ...(body !== undefined && { body }),
+          ...(settings.tls && { tls: settings.tls }),
+          ...(settings.proxy && { proxy: settings.proxy }),
+          ...(signal && { signal }),
+          redirect: "manual",
+        });
+      } catch (err) {
+        return fail(req, url, err);
+      }
+      if (res.ok) return res;
+      if (res.status === 401) transport.unauthorized();
+      let text = "";
+      try {
+        text = await res.text();
+      } catch {
+        // the status line is the answer; a broken error body only loses the message
+      }
+      throw errorFromAnswer(req.method, req.path, res.status, res.headers.get("retry-after"), text, opts.now);
+    },
+    text,
+    async json<T>(req: HttpRequest, res: Response): Promise<T> {
+      const body = await text(req, res);
+      return (body === "" ? undefined : JSON.parse(body)) as T;
+    },
+  };
+}
+
+export function buildUrl(server: string, path: string, query?: Query): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
+  const qs = params.toString();
+  return `${server}${path}${qs ? `?${qs}` : ""}`;
+}
+
+/** Reasons for answers without a Status body (proxies, load balancers). */
+const REASON_BY_STATUS: Readonly<Record<number, string>> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  406: "NotAcceptable",
+  409: "Conflict",
+  410: "Gone",
+  413: "RequestEntityTooLarge",
+  415: "UnsupportedMediaType",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
+
+/** An HTTP error answer as a `KubeApiError`; Retry-After from the header (seconds or a date), else the Status. */
+export function errorFromAnswer(
+  method: string,
+  path: string,
+  httpStatus: number,
+  retryAfter: string | null,
+  body: string,
+  now: Now,
+): KubeApiError {
+  let status: Status | undefined;
+  try {
+    const parsed = JSON.parse(body);
+    if (parsed?.kind === "Status") status = parsed;
+  } catch {
+    // HTML or plain text from something in front of the API server
+  }
+  const reason = status?.reason || REASON_BY_STATUS[httpStatus] || "Unknown";
+  const message = status?.message || body.trim().slice(0, 200) || `HTTP ${httpStatus}`;
+  const fromStatus = status?.details?.retryAfterSeconds;
+  const retryAfterMs = parseRetryAfter(retryAfter, now) ?? (fromStatus !== undefined ? fromStatus * 1000 : undefined);
+  return new KubeApiError(`${method} ${path}: ${httpStatus} ${reason}: ${message}`, {
+    status: httpStatus,
+    reason,
+    retryAfterMs,
+  });
+}
+
+/** `Retry-After: <seconds>` or `Retry-After: <HTTP-date>` in ms from now; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now: Now): number | undefined {
+  if (!value) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now());
+}
+
+function transportError(method: string, url: string, err: unknown): KubeApiError {
+  const e = err as { name?: string; code?: unknown; message?: string };
+  if (e?.name === "TimeoutError") {
+    return new KubeApiError(
+      `${method} ${url}: no answer within the client timeout`,
+      { status: 0, reason: ClientReason.RequestTimeout, code: "ETIMEDOUT" },
+      { cause: err },
+    );
+  }
+  const code = typeof e?.code === "string" ? e.code : undefined;
+  const tlsHint = code && /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO/.test(code) ? " (TLS verification failed)" : "";
+  return new KubeApiError(
+    `${method} ${url}: ${code ?? "request failed"}${tlsHint}: ${e?.message ?? String(err)}`,
+    { status: 0, reason: ClientReason.TransportFailed, code },
+    { cause: err },
+  );
+}

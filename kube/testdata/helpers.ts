@@ -1,0 +1,50 @@
+/** Small helpers shared by the kube/ tests. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ConsolaInstance, createConsola, type LogObject } from "consola";
+import type { Sleep } from "../sleep.ts";
+
+/** Polls `cond` until it holds; fails after a deadline generous enough for a slow, busy machine. */
+export async function waitFor(cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await Bun.sleep(5);
+  }
+}
+
+/** A logger that keeps its lines for assertions instead of printing them. */
+export function memoryLogger(): ConsolaInstance & { lines: LogObject[] } {
+  const lines: LogObject[] = [];
+  const logger = createConsola({ level: 5, reporters: [{ log: (l) => void lines.push(l) }] });
+  return Object.assign(logger, { lines });
+}
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A clock that moves only when told to, or when something sleeps on it (the sleep returns at once). */
+export function fakeClock(start = 1_700_000_000_000): {
+  now: () => number;
+  sleep: Sleep;
+  advance(ms: number): void;
+  sleeps: number[];
+} {
+  let t = start;
+  const sleeps: number[] = [];
+  return {
+    now: () => t,
+    sleeps,
+    advance(ms) {
+      t += ms;
+    },
+    async sleep(ms, signal) {
+      if (signal?.aborted) throw signal.reason;
+      sleeps.push(ms);
+      t += ms;
+    },
+  };
+}
