@@ -3,3 +3,4 @@
  * (`bun cmd/main.ts`) use this list; a test keeps it equal to the folders under providers/.
  */
 import "./fake/index.ts";
+import "./sandbox/index.ts";

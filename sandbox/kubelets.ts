@@ -1,0 +1,189 @@
+/**
+ * Simulated kubelets: for every machine of the simulated cloud, a Node registered the way a kubelet started with
+ * `--cloud-provider=external` registers it (the uninitialized taint, a Hostname address, a Ready condition), and
+ * a Ready condition that follows the machine: True while it runs, Unknown once it is stopped or gone (as the
+ * node lifecycle of kube-controller-manager would mark it).
+ *
+ * It talks to the API through the same `KubeClient` as the controllers, so it works against the emulator and a
+ * real API server alike. Writes happen only when a machine appears or its readiness changes, plus a heartbeat
+ * every `heartbeatMs`, so a steady sandbox stays quiet.
+ */
+import type { ConsolaInstance } from "consola";
+import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../kube/client-types.ts";
+import type { Node, NodeCondition } from "../kube/objects.ts";
+import { Taints } from "../kube/well-known.ts";
+import type { CloudState } from "./cloud/state.ts";
+import type { Machine } from "./cloud/types.ts";
+
+export interface KubeletsOptions {
+  readonly client: KubeClient;
+  readonly cloud: CloudState;
+  readonly logger: ConsolaInstance;
+  /** How often each Ready node's heartbeat is written; default 40s. */
+  readonly heartbeatMs?: number;
+  /** How often machine states are compared with the nodes; default 1s. */
+  readonly pollMs?: number;
+  /** Give nodes `spec.podCIDRs` from SANDBOX_CLUSTER_CIDR (one /24 each), as kube-controller-manager's IPAM would. */
+  readonly assignPodCIDRs?: boolean;
+  readonly now?: () => Date;
+  readonly signal: AbortSignal;
+}
+
+type Readiness = "True" | "Unknown";
+
+export interface Kubelets {
+  /** Resolves when every machine present at start has a Node. */
+  readonly registered: Promise<void>;
+  /** Resolves when the loop has stopped (after the signal aborts). */
+  readonly done: Promise<void>;
+}
+
+export function startKubelets(opts: KubeletsOptions): Kubelets {
+  const now = opts.now ?? (() => new Date());
+  const heartbeatMs = opts.heartbeatMs ?? 40_000;
+  const pollMs = opts.pollMs ?? 1000;
+  const known = new Map<string, { readiness: Readiness; beat: number }>();
+  let cidrIndex = 0;
+
+  const register = async (machine: Machine): Promise<void> => {
+    const node = registrationOf(machine, now(), opts.assignPodCIDRs ? podCIDR(cidrIndex++) : undefined);
+    try {
+      await opts.client.create(Resources.nodes, node);
+      opts.logger.info(`kubelet: registered node ${machine.name}`);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    known.set(machine.name, { readiness: "True", beat: now().getTime() });
+  };
+
+  const setReadiness = async (name: string, readiness: Readiness): Promise<void> => {
+    const at = now().toISOString();
+    const condition: NodeCondition =
+      readiness === "True"
+        ? { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status" }
+        : {
+            type: "Ready",
+            status: "Unknown",
+            reason: "NodeStatusUnknown",
+            message: "Kubelet stopped posting node status.",
+          };
+    const body = { status: { conditions: [{ ...condition, lastHeartbeatTime: at, lastTransitionTime: at }] } };
+    try {
+      await opts.client.patch(Resources.nodes, name, "strategic", body, { subresource: "status" });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      known.delete(name); // the node was deleted (by the lifecycle controller); forget it
+      return;
+    }
+    const prev = known.get(name);
+    if (prev?.readiness !== readiness) opts.logger.info(`kubelet: node ${name} Ready=${readiness}`);
+    known.set(name, { readiness, beat: now().getTime() });
+  };
+
+  const tick = async (): Promise<void> => {
+    const machines = allMachines(opts.cloud);
+    const byName = new Map(machines.map((m) => [m.name, m]));
+    for (const m of machines) if (!known.has(m.name)) await register(m);
+    for (const [name, state] of known) {
+      const m = byName.get(name);
+      const want: Readiness = m?.state === "running" ? "True" : "Unknown";
+      const due = want === "True" && now().getTime() - state.beat >= heartbeatMs;
+      if (want !== state.readiness || due) await setReadiness(name, want);
+    }
+  };
+
+  const registered = (async () => {
+    for (const m of allMachines(opts.cloud)) await register(m);
+  })();
+
+  const done = (async () => {
+    await registered;
+    while (!opts.signal.aborted) {
+      await sleep(pollMs, opts.signal);
+      if (opts.signal.aborted) break;
+      try {
+        await tick();
+      } catch (err) {
+        opts.logger.warn(`kubelet: ${(err as Error).message}`);
+      }
+    }
+  })();
+  return { registered, done };
+}
+
+function allMachines(cloud: CloudState): Machine[] {
+  const out: Machine[] = [];
+  for (let page: number | null = 1; page !== null; ) {
+    const answer = cloud.listMachines({ page, perPage: 500 });
+    out.push(...answer.machines);
+    page = answer.pagination.nextPage;
+  }
+  return out;
+}
+
+/** The Node a kubelet with `--cloud-provider=external` creates for this machine. */
+export function registrationOf(machine: Machine, at: Date, podCIDR?: string): Node {
+  const time = at.toISOString();
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: {
+      name: machine.name,
+      labels: {
+        "kubernetes.io/hostname": machine.name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux",
+        "beta.kubernetes.io/arch": "amd64",
+      },
+    },
+    spec: {
+      taints: [{ key: Taints.uninitialized, value: "true", effect: "NoSchedule" }],
+      ...(podCIDR ? { podCIDR, podCIDRs: [podCIDR] } : {}),
+    },
+    status: {
+      addresses: [{ type: "Hostname", address: machine.name }],
+      conditions: [
+        {
+          type: "Ready",
+          status: "True",
+          reason: "KubeletReady",
+          message: "kubelet is posting ready status",
+          lastHeartbeatTime: time,
+          lastTransitionTime: time,
+        },
+      ],
+      nodeInfo: {
+        architecture: "amd64",
+        bootID: "",
+        containerRuntimeVersion: "sandbox://1.0",
+        kernelVersion: "6.1.0-sandbox",
+        kubeProxyVersion: "",
+        kubeletVersion: "v1.32.0-sandbox",
+        machineID: machine.id,
+        operatingSystem: "linux",
+        osImage: "Sandbox Linux",
+        systemUUID: machine.id,
+      },
+    },
+  };
+}
+
+/** The sandbox's cluster CIDR: room for 32768 nodes of one /24 each. */
+export const SANDBOX_CLUSTER_CIDR = "10.128.0.0/9";
+
+function podCIDR(i: number): string {
+  return `10.${128 + (i >> 8)}.${i & 255}.0/24`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
