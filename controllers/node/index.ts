@@ -7,6 +7,7 @@ export {
   ProvidedNodeIPError,
 } from "./errors.ts";
 export {
+  cloudNodeUnsupported,
   fetchInitializationMetadata,
   forEachLimited,
   getInstanceMetadata,

@@ -12,6 +12,14 @@ import { findInCauseChain, isError, NotImplementedError } from "../../providers/
 import { errorText, FallbackLookupError, InstanceMetadataError, MissingProviderIDError } from "./errors.ts";
 import { getInstanceProviderID, NO_INSTANCES_MESSAGE } from "./provider-id.ts";
 
+/**
+ * Predicate for the controller table: why the cloud-node controller cannot run on this provider (neither
+ * `instancesV2` nor `instances`), or `undefined` when it can.
+ */
+export function cloudNodeUnsupported(cloud: CloudProvider): string | undefined {
+  return cloud.instancesV2 || cloud.instances ? undefined : "cloud provider does not support instances";
+}
+
 /** Where non-fatal findings go (upstream logs them as warnings). */
 export type Warn = (message: string) => void;
 

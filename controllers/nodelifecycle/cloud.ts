@@ -10,6 +10,14 @@ import { forEachLimited } from "../node/metadata.ts";
 import { getInstanceProviderID } from "../node/provider-id.ts";
 
 /**
+ * Predicate for the controller table: why the lifecycle controller cannot run on this provider (neither
+ * `instancesV2` nor `instances`), or `undefined` when it can.
+ */
+export function lifecycleUnsupported(cloud: CloudProvider): string | undefined {
+  return cloud.instancesV2 || cloud.instances ? undefined : "cloud provider does not support instances";
+}
+
+/**
  * The node's provider ID: `spec.providerID`, else InstancesV2 metadata's (may be empty; `null` metadata counts as
  * empty), else `<provider>://<instanceID>` from the legacy path (its `NotImplementedError` surfaces).
  */

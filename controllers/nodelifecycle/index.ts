@@ -4,6 +4,7 @@ export {
   getProviderID,
   instanceExists,
   instanceShutdown,
+  lifecycleUnsupported,
   type ProbeOptions,
   probeNode,
   probeNodes,
