@@ -1,0 +1,177 @@
+import { describe, expect, test } from "bun:test";
+import { KubeApiError, Resources } from "../../kube/client-types.ts";
+import type { Lease } from "../../kube/objects.ts";
+import {
+  type LeaderElection,
+  runLeaderElection,
+  type StopReason,
+  validateLeaderElectionTimings,
+} from "./leader-election.ts";
+import { FakeClock } from "./testing/fake-clock.ts";
+import { captureLogger } from "./testing/logger.ts";
+import { MemoryKubeClient } from "./testing/memory-client.ts";
+
+interface Candidate {
+  readonly election: LeaderElection;
+  readonly cancel: AbortController;
+  readonly events: string[];
+  leadingSignal: AbortSignal | undefined;
+}
+
+const setup = () => {
+  const clock = new FakeClock();
+  const client = new MemoryKubeClient({ now: clock.now });
+  const start = (id: string, overrides: { releaseOnCancel?: boolean } = {}): Candidate => {
+    const cancel = new AbortController();
+    const events: string[] = [];
+    const candidate: Candidate = {
+      cancel,
+      events,
+      leadingSignal: undefined,
+      election: runLeaderElection({
+        client,
+        identity: id,
+        now: clock.now,
+        sleep: clock.sleep,
+        random: () => 0,
+        logger: captureLogger().logger,
+        signal: cancel.signal,
+        onStartedLeading: (signal) => {
+          candidate.leadingSignal = signal;
+          events.push(`started@${elapsed()}`);
+        },
+        onStoppedLeading: (reason: StopReason) => events.push(`stopped:${reason}@${elapsed()}`),
+        onNewLeader: (leader) => events.push(`leader:${leader}`),
+        ...overrides,
+      }),
+    };
+    return candidate;
+  };
+  const t0 = clock.now();
+  const elapsed = () => clock.now() - t0;
+  const lease = () => client.peek<Lease>(Resources.leases, "cloud-controller-manager", "kube-system");
+  return { clock, client, start, elapsed, lease };
+};
+
+describe("leader election", () => {
+  test("of two candidates exactly one leads, and it keeps renewing", async () => {
+    const { clock, start, lease } = setup();
+    const a = start("a");
+    await clock.advance(0);
+    const b = start("b");
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(2000);
+      expect([a.election.isLeader(), b.election.isLeader()]).toEqual([true, false]);
+    }
+    expect(lease()?.spec?.holderIdentity).toBe("a");
+    expect(lease()?.spec?.leaseTransitions).toBe(0);
+    expect(lease()?.spec?.leaseDurationSeconds).toBe(15);
+    expect(lease()?.spec?.renewTime).toBe("2026-01-01T00:00:20.000000Z");
+    expect(lease()?.spec?.acquireTime).toBe("2026-01-01T00:00:00.000000Z");
+    expect(b.election.leader()).toBe("a");
+    expect(a.events).toEqual(["leader:a", "started@0"]);
+    expect(b.events).toEqual(["leader:a"]);
+  });
+
+  test("a standby takes over once the lease expired by its own observation, incrementing transitions", async () => {
+    const { clock, start, lease, elapsed } = setup();
+    const a = start("a");
+    await clock.advance(0);
+    const b = start("b");
+    await clock.advance(4000);
+    a.cancel.abort(); // dies without releasing: last renewal at 4s
+    await clock.advance(0);
+    expect(a.events.at(-1)).toBe("stopped:cancelled@4000");
+    while (!b.election.isLeader()) {
+      await clock.advanceToNext();
+      expect(elapsed()).toBeLessThanOrEqual(4000 + 15_000 + 2000);
+    }
+    expect(elapsed()).toBeGreaterThanOrEqual(4000 + 15_000);
+    expect(lease()?.spec?.holderIdentity).toBe("b");
+    expect(lease()?.spec?.leaseTransitions).toBe(1);
+    expect(lease()?.spec?.acquireTime).toBe(lease()?.spec?.renewTime as string);
+  });
+
+  test("release hands the lease back and the standby takes over on its next retry", async () => {
+    const { clock, start, lease } = setup();
+    const a = start("a");
+    await clock.advance(0);
+    const b = start("b");
+    await clock.advance(3000);
+    await a.election.release();
+    expect(a.events.at(-1)).toBe("stopped:released@3000");
+    expect(a.leadingSignal?.aborted).toBeTrue();
+    expect(lease()?.spec?.holderIdentity).toBe("");
+    expect(lease()?.spec?.leaseDurationSeconds).toBe(1);
+    await clock.advance(2000);
+    expect(b.election.isLeader()).toBeTrue();
+    expect(lease()?.spec?.holderIdentity).toBe("b");
+    expect(lease()?.spec?.leaseTransitions).toBe(1);
+    expect(lease()?.spec?.leaseDurationSeconds).toBe(15);
+  });
+
+  test("a leader whose renewals fail stops leading within the renew deadline, before its lease expires", async () => {
+    const { clock, client, start, elapsed } = setup();
+    const a = start("a");
+    await clock.advance(2000); // renewed at 2s
+    client.fail(
+      { method: "update", resource: "leases" },
+      new KubeApiError("etcd down", { status: 500, reason: "InternalError" }),
+    );
+    while (a.election.isLeader()) await clock.advanceToNext();
+    expect(a.events.at(-1)).toBe(`stopped:lost@${elapsed()}`);
+    expect(elapsed()).toBeLessThanOrEqual(2000 + 2000 + 10_000);
+    expect(elapsed()).toBeLessThan(2000 + 15_000);
+    expect(a.leadingSignal?.aborted).toBeTrue();
+    await a.election.done;
+  });
+
+  test("a hanging renewal request counts as failed at the deadline", async () => {
+    const { clock, client, start, elapsed } = setup();
+    const a = start("a");
+    await clock.advance(0);
+    client.react({ method: "get", resource: "leases" }, () => new Promise(() => {}));
+    while (a.election.isLeader()) await clock.advanceToNext();
+    expect(a.events.at(-1)).toBe(`stopped:lost@${elapsed()}`);
+    expect(elapsed()).toBeLessThanOrEqual(2000 + 10_000);
+  });
+
+  test("releaseOnCancel releases on abort", async () => {
+    const { clock, start, lease } = setup();
+    const a = start("a", { releaseOnCancel: true });
+    await clock.advance(0);
+    a.cancel.abort();
+    await a.election.done;
+    await clock.advance(0);
+    expect(a.events.at(-1)).toBe("stopped:released@0");
+    expect(lease()?.spec?.holderIdentity).toBe("");
+  });
+
+  test("healthz check fails for a leader whose renew loop is stuck past lease duration + 20s", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const client = new MemoryKubeClient();
+    const election = runLeaderElection({
+      client,
+      identity: "a",
+      now: () => now,
+      sleep: () => new Promise(() => {}), // the loop never wakes again
+      logger: captureLogger().logger,
+      signal: new AbortController().signal,
+      onStartedLeading: () => {},
+      onStoppedLeading: () => {},
+    });
+    while (!election.isLeader()) await new Promise((r) => setImmediate(r));
+    now += 35_000;
+    expect(election.healthy()).toBeTrue();
+    now += 1;
+    expect(election.healthy()).toBeFalse();
+  });
+
+  test("rejects inconsistent timings with upstream's messages", () => {
+    expect(validateLeaderElectionTimings(15_000, 10_000, 2_000)).toEqual([]);
+    expect(validateLeaderElectionTimings(10_000, 10_000, 9_000)).toEqual([
+      "leaseDuration must be greater than renewDeadline",
+      "renewDeadline must be greater than retryPeriod*JitterFactor",
+    ]);
+  });
+});
