@@ -1,0 +1,154 @@
+import { describe, expect, test } from "bun:test";
+import { KubeApiError, Resources } from "../../kube/client-types.ts";
+import type { Event, Service } from "../../kube/objects.ts";
+import { createEventRecorder, nodeReference, objectReference } from "./events.ts";
+import { createMetricsRegistry } from "./metrics.ts";
+import { FakeClock } from "./testing/fake-clock.ts";
+import { captureLogger } from "./testing/logger.ts";
+import { MemoryKubeClient } from "./testing/memory-client.ts";
+
+const setup = (overrides: { maxQueue?: number } = {}) => {
+  const clock = new FakeClock("2026-01-01T00:00:00Z");
+  const client = new MemoryKubeClient({ now: clock.now });
+  const registry = createMetricsRegistry({ defaultMetrics: false });
+  const { logger, logs } = captureLogger();
+  const recorder = createEventRecorder({
+    client,
+    component: "cloud-node-controller",
+    host: "cp-1",
+    logger,
+    now: clock.now,
+    registry,
+    ...overrides,
+  });
+  const events = () => client.all<Event>(Resources.events);
+  return { clock, client, registry, logs, recorder, events };
+};
+
+describe("event recorder", () => {
+  test("writes a node event in the default namespace with an apiVersion on the reference", async () => {
+    const { recorder, events } = setup();
+    recorder.event(nodeReference("n1", "uid-1"), "Normal", "Synced", "Node synced successfully");
+    await recorder.flush();
+    const [event] = events();
+    expect(event?.metadata?.namespace).toBe("default");
+    expect(event?.metadata?.name).toMatch(/^n1\.[0-9a-f]+$/);
+    expect(event).toMatchObject({
+      involvedObject: { apiVersion: "v1", kind: "Node", name: "n1", uid: "uid-1" },
+      reason: "Synced",
+      message: "Node synced successfully",
+      type: "Normal",
+      source: { component: "cloud-node-controller", host: "cp-1" },
+      firstTimestamp: "2026-01-01T00:00:00Z",
+      lastTimestamp: "2026-01-01T00:00:00Z",
+      count: 1,
+      reportingComponent: "cloud-node-controller",
+      reportingInstance: "cp-1",
+    });
+  });
+
+  test("writes an event about a namespaced object in the object's namespace", async () => {
+    const { recorder, events } = setup();
+    const svc: Service = { metadata: { name: "web", namespace: "shop", uid: "u" } };
+    const ref = objectReference(Resources.services, svc);
+    expect(ref).toEqual({ apiVersion: "v1", kind: "Service", name: "web", namespace: "shop", uid: "u" });
+    recorder.event(ref, "Warning", "SyncLoadBalancerFailed", "Error syncing load balancer: boom");
+    await recorder.flush();
+    expect(events().map((e) => `${e.metadata?.namespace}/${e.involvedObject.name}/${e.type}`)).toEqual([
+      "shop/web/Warning",
+    ]);
+  });
+
+  test("a repeat within the window patches count and lastTimestamp instead of creating", async () => {
+    const { clock, client, recorder, events } = setup();
+    recorder.event(nodeReference("n1"), "Normal", "Synced", "Node synced successfully");
+    await recorder.flush();
+    await clock.advance(60_000);
+    recorder.event(nodeReference("n1"), "Normal", "Synced", "Node synced successfully");
+    await clock.advance(60_000);
+    recorder.event(nodeReference("n1"), "Normal", "Synced", "Node synced successfully");
+    await recorder.flush();
+    expect(client.writes().map((r) => `${r.method}:${r.patchType ?? ""}`)).toEqual([
+      "create:",
+      "patch:strategic",
+      "patch:strategic",
+    ]);
+    expect(events()).toHaveLength(1);
+    expect(events()[0]).toMatchObject({
+      count: 3,
+      firstTimestamp: "2026-01-01T00:00:00Z",
+      lastTimestamp: "2026-01-01T00:02:00Z",
+    });
+  });
+
+  test.each([
+    ["a different message", nodeReference("n1"), "Other", 0],
+    ["a different object", nodeReference("n2"), "Same", 0],
+    ["the same event after the window", nodeReference("n1"), "Same", 11 * 60_000],
+  ])("%s creates a new event", async (_, ref, message, wait) => {
+    const { clock, client, recorder } = setup();
+    recorder.event(nodeReference("n1"), "Normal", "R", "Same");
+    await recorder.flush();
+    await clock.advance(wait);
+    recorder.event(ref, "Normal", "R", message);
+    await recorder.flush();
+    expect(client.writes().map((r) => r.method)).toEqual(["create", "create"]);
+  });
+
+  test("re-creates a de-duplicated event that was deleted meanwhile", async () => {
+    const { client, recorder, events } = setup();
+    recorder.event(nodeReference("n1"), "Normal", "R", "m");
+    await recorder.flush();
+    const name = events()[0]?.metadata?.name as string;
+    await client.delete(Resources.events, name, { namespace: "default" });
+    recorder.event(nodeReference("n1"), "Normal", "R", "m");
+    await recorder.flush();
+    expect(events()).toHaveLength(1);
+    expect(events()[0]?.metadata?.name).toBe(name);
+    expect(events()[0]?.count).toBe(2);
+  });
+
+  test("never blocks: a full queue drops events and counts them", async () => {
+    const { client, registry, recorder, logs } = setup({ maxQueue: 2 });
+    let release: () => void = () => {};
+    const gate = new Promise<undefined>((resolve) => {
+      release = () => resolve(undefined);
+    });
+    client.react({ method: "create", resource: "events" }, () => gate, { times: 1 });
+    for (let i = 0; i < 5; i++) recorder.event(nodeReference(`n${i}`), "Normal", "R", "m");
+    expect(await registry.metrics()).toContain('event_recorder_dropped_events_total{reason="queue_full"} 2');
+    expect(logs.filter((l) => l.type === "warn")).toHaveLength(1);
+    release();
+    await recorder.flush();
+    expect(client.writes()).toHaveLength(3);
+  });
+
+  test("write errors are counted and logged once per run of failures", async () => {
+    const { client, registry, recorder, logs } = setup();
+    const remove = client.fail(
+      { method: "create" },
+      new KubeApiError("forbidden", { status: 403, reason: "Forbidden" }),
+    );
+    for (let i = 0; i < 3; i++) recorder.event(nodeReference(`n${i}`), "Normal", "R", "m");
+    await recorder.flush();
+    expect(logs.filter((l) => l.type === "error")).toHaveLength(1);
+    expect(await registry.metrics()).toContain('event_recorder_dropped_events_total{reason="write_failed"} 3');
+    remove();
+    recorder.event(nodeReference("ok"), "Normal", "R", "m");
+    await recorder.flush();
+    recorder.event(nodeReference("n9"), "Normal", "R", "m");
+    client.fail({ method: "create" }, new Error("down"));
+    recorder.event(nodeReference("n10"), "Normal", "R", "m");
+    await recorder.flush();
+    expect(logs.filter((l) => l.type === "error")).toHaveLength(2);
+  });
+
+  test("stop flushes and then ignores new events", async () => {
+    const { client, recorder } = setup();
+    recorder.event(nodeReference("n1"), "Normal", "R", "m");
+    await recorder.stop();
+    recorder.event(nodeReference("n2"), "Normal", "R", "m");
+    await recorder.flush();
+    expect(client.writes()).toHaveLength(1);
+  });
+});

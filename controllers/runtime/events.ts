@@ -1,0 +1,217 @@
+/**
+ * The event recorder: core/v1 Events as upstream's legacy recorder writes them, without ever blocking a controller.
+ *
+ * - `event()` returns at once; events go through a bounded queue to one writer. A full queue drops the event and
+ *   counts it (`event_recorder_dropped_events_total{reason="queue_full"}`).
+ * - A repeat of the same (object, type, reason, message, source) within the window PATCHes `count` and
+ *   `lastTimestamp` of the event already written instead of creating another (client-go's correlator; its
+ *   message aggregation and per-object spam filter are not reproduced). If that event is gone, it is re-created.
+ * - Write failures are counted; the first of a run of failures is logged as an error, the rest at debug level until
+ *   a write succeeds again. Events are never retried: they are best effort, as upstream.
+ * - Naming and placement as upstream: `<object name>.<hex nanoseconds>`, in the object's namespace, `default` for
+ *   cluster-scoped objects such as nodes.
+ */
+import type { ConsolaInstance } from "consola";
+import type { Registry } from "prom-client";
+import { isNotFound, type KubeClient, type ResourceRef, Resources } from "../../kube/client-types.ts";
+import type { Event, KubeObject, ObjectReference } from "../../kube/objects.ts";
+import type { Now } from "./clock.ts";
+import { type EventRecorderMetrics, eventRecorderMetrics } from "./metrics.ts";
+import { formatTime } from "./timestamps.ts";
+
+export type EventType = "Normal" | "Warning";
+
+export interface EventRecorder {
+  /** Queues an event about `object`; never throws, never waits. */
+  event(object: ObjectReference, type: EventType, reason: string, message: string): void;
+  /** Resolves when every queued event has been written (or has failed). */
+  flush(): Promise<void>;
+  /** Stops accepting events and flushes the queue. */
+  stop(): Promise<void>;
+}
+
+export interface EventRecorderOptions {
+  readonly client: KubeClient;
+  /** `source.component` and `reportingComponent`, e.g. `cloud-node-controller`. */
+  readonly component: string;
+  /** `source.host` and `reportingInstance`. */
+  readonly host?: string;
+  readonly logger: ConsolaInstance;
+  readonly now: Now;
+  /** Events waiting to be written before new ones are dropped. Default 1000. */
+  readonly maxQueue?: number;
+  /** Repeats within this window update the existing event. Default 10 minutes. */
+  readonly dedupWindowMs?: number;
+  /** Distinct events remembered for de-duplication (least recently seen forgotten first). Default 4096. */
+  readonly cacheSize?: number;
+  readonly registry?: Registry;
+}
+
+/** A reference with `apiVersion` filled in from the resource (upstream tests require it for nodes). */
+export const objectReference = (ref: ResourceRef, obj: KubeObject): ObjectReference => {
+  const meta = obj.metadata ?? {};
+  const reference: ObjectReference = {
+    apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version,
+    kind: ref.kind,
+    name: meta.name ?? "",
+  };
+  if (ref.namespaced && meta.namespace) reference.namespace = meta.namespace;
+  if (meta.uid) reference.uid = meta.uid;
+  if (meta.resourceVersion) reference.resourceVersion = meta.resourceVersion;
+  return reference;
+};
+
+/** `{apiVersion: "v1", kind: "Node", name, uid}` — the explicit node reference upstream's controllers build. */
+export const nodeReference = (name: string, uid?: string): ObjectReference =>
+  uid ? { apiVersion: "v1", kind: "Node", name, uid } : { apiVersion: "v1", kind: "Node", name };
+
+interface Pending {
+  readonly object: ObjectReference;
+  readonly type: EventType;
+  readonly reason: string;
+  readonly message: string;
+  readonly at: number;
+  readonly seq: number;
+}
+
+interface Seen {
+  readonly name: string;
+  readonly namespace: string;
+  readonly count: number;
+  readonly firstTimestamp: string;
+  readonly lastSeen: number;
+}
+
+export const createEventRecorder = (options: EventRecorderOptions): EventRecorder => {
+  const { client, component, host, logger, now } = options;
+  const maxQueue = options.maxQueue ?? 1000;
+  const window = options.dedupWindowMs ?? 10 * 60_000;
+  const cacheSize = options.cacheSize ?? 4096;
+  const metrics: EventRecorderMetrics | undefined = options.registry && eventRecorderMetrics(options.registry);
+  const source = host ? { component, host } : { component };
+  const queue: Pending[] = [];
+  const seen = new Map<string, Seen>();
+  let seq = 0;
+  let pump: Promise<void> | undefined;
+  let stopped = false;
+  let failing = false;
+  let warnedFull = false;
+
+  const keyOf = (p: Pending): string => {
+    const o = p.object;
+    return JSON.stringify([
+      component,
+      host ?? "",
+      o.kind,
+      o.namespace,
+      o.name,
+      o.fieldPath,
+      o.uid,
+      o.apiVersion,
+      p.type,
+      p.reason,
+      p.message,
+    ]);
+  };
+
+  const remember = (key: string, entry: Seen) => {
+    seen.delete(key);
+    seen.set(key, entry);
+    if (seen.size > cacheSize) seen.delete(seen.keys().next().value as string);
+  };
+
+  const create = async (p: Pending, name: string, count: number, firstTimestamp: string): Promise<Event> => {
+    const namespace = p.object.namespace || "default";
+    const body: Event = {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name, namespace },
+      involvedObject: p.object,
+      reason: p.reason,
+      message: p.message,
+      type: p.type,
+      source,
+      firstTimestamp,
+      lastTimestamp: formatTime(p.at),
+      count,
+      reportingComponent: component,
+      reportingInstance: host ?? "",
+    };
+    return client.create<Event>(Resources.events, body, { namespace });
+  };
+
+  const write = async (p: Pending): Promise<void> => {
+    const key = keyOf(p);
+    const previous = seen.get(key);
+    const lastTimestamp = formatTime(p.at);
+    if (previous && p.at - previous.lastSeen <= window) {
+      const count = previous.count + 1;
+      const opts = { namespace: previous.namespace };
+      try {
+        await client.patch<Event>(Resources.events, previous.name, "strategic", { count, lastTimestamp }, opts);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        await create(p, previous.name, count, previous.firstTimestamp);
+      }
+      remember(key, { ...previous, count, lastSeen: p.at });
+      return;
+    }
+    const nanos = BigInt(Math.floor(p.at)) * 1_000_000n + BigInt(p.seq % 1_000_000);
+    const name = `${p.object.name}.${nanos.toString(16)}`;
+    const created = await create(p, name, 1, lastTimestamp);
+    const namespace = created.metadata?.namespace ?? p.object.namespace ?? "default";
+    remember(key, { name, namespace, count: 1, firstTimestamp: lastTimestamp, lastSeen: p.at });
+  };
+
+  const drain = async () => {
+    for (let p = queue.shift(); p; p = queue.shift()) {
+      try {
+        await write(p);
+        failing = false;
+      } catch (err) {
+        seen.delete(keyOf(p));
+        metrics?.dropped.inc({ reason: "write_failed" });
+        const text = `Server rejected event (will not retry!) ${p.object.kind}/${p.object.name} ${p.reason}: ${(err as Error).message}`;
+        if (failing) logger.debug(text);
+        else logger.error(text);
+        failing = true;
+      }
+    }
+  };
+
+  const startPump = () => {
+    pump ??= drain().finally(() => {
+      pump = undefined;
+      if (queue.length > 0) startPump();
+    });
+  };
+
+  return {
+    event(object, type, reason, message) {
+      if (stopped) return;
+      if (type !== "Normal" && type !== "Warning") {
+        logger.error(`Unsupported event type: '${type}'`);
+        return;
+      }
+      logger.debug(
+        `Event occurred object="${object.namespace ? `${object.namespace}/` : ""}${object.name}" kind="${object.kind}" apiVersion="${object.apiVersion ?? ""}" type="${type}" reason="${reason}" message="${message}"`,
+      );
+      if (queue.length >= maxQueue) {
+        metrics?.dropped.inc({ reason: "queue_full" });
+        if (!warnedFull) logger.warn(`event queue full (${maxQueue}); dropping events`);
+        warnedFull = true;
+        return;
+      }
+      warnedFull = false;
+      queue.push({ object: { ...object }, type, reason, message, at: now(), seq: seq++ });
+      startPump();
+    },
+    async flush() {
+      while (pump) await pump;
+    },
+    async stop() {
+      stopped = true;
+      while (pump) await pump;
+    },
+  };
+};
