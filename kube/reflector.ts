@@ -54,6 +54,9 @@ export async function runReflector<T extends KubeObject>(
   };
   /** undefined ⇒ the next round lists first. */
   let rv: string | undefined;
+  /** Nothing arrived since the last list: a 410 now must not turn into a tight list loop. */
+  let fresh = false;
+  let goneDelay = o.backoff.initialMs;
 
   while (!signal.aborted) {
     try {
@@ -62,6 +65,7 @@ export async function runReflector<T extends KubeObject>(
         if (signal.aborted) return;
         sink.replace(list.items, list.resourceVersion);
         rv = list.resourceVersion;
+        fresh = true;
         delay = o.backoff.initialMs;
         o.logger.debug(`${what}: listed ${list.items.length} at resourceVersion ${rv}`);
       }
@@ -77,6 +81,8 @@ export async function runReflector<T extends KubeObject>(
       for await (const ev of stream) {
         if (ev.type !== "BOOKMARK" && ev.type !== "ERROR") sink.apply(ev.type, ev.object);
         rv = ev.object.metadata?.resourceVersion || rv;
+        fresh = false;
+        goneDelay = o.backoff.initialMs;
         events++;
         delay = o.backoff.initialMs;
       }
@@ -86,6 +92,11 @@ export async function runReflector<T extends KubeObject>(
       if (signal.aborted) return;
       if (isGone(err)) {
         o.logger.info(`${what}: resourceVersion ${rv} is too old; listing again`);
+        if (fresh) {
+          // A server that expires every version at once would otherwise be listed in a tight loop.
+          await o.sleep(goneDelay, signal).catch(() => {});
+          goneDelay = Math.min(goneDelay * 2, o.backoff.maxMs);
+        }
         rv = undefined;
         continue;
       }

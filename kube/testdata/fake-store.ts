@@ -43,9 +43,9 @@ export class FakeStore {
     return () => this.listeners.delete(fn);
   }
 
-  /** Forget the history: a watch from any version seen so far must re-list. */
+  /** Forget the history: a watch from any version before the current one must re-list. */
   compact(): void {
-    this.compactedBelow = this.rv + 1;
+    this.compactedBelow = this.rv;
     this.history.length = 0;
   }
 
