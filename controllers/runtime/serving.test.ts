@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { X509Certificate } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { namedCheck } from "./healthz.ts";
+import { controllerMetrics, createMetricsRegistry, MANAGER_NAME } from "./metrics.ts";
+import { generateSelfSignedCert, ServingCertError } from "./self-signed.ts";
+import { type Serving, startServing } from "./serving.ts";
+import { captureLogger } from "./testing/logger.ts";
+import { MemoryKubeClient, type RecordedRequest } from "./testing/memory-client.ts";
+
+const USERS: Record<string, { username: string; groups: string[] }> = {
+  "admin-token": { username: "admin", groups: ["system:masters"] },
+  "alice-token": { username: "alice", groups: ["system:authenticated"] },
+  "bob-token": { username: "bob", groups: ["system:authenticated"] },
+};
+
+const reviewingClient = () => {
+  const client = new MemoryKubeClient();
+  client.react({ method: "create", resource: "tokenreviews" }, (r: RecordedRequest) => {
+    const body = r.body as { spec: { token: string } };
+    const user = USERS[body.spec.token];
+    return { ...body, status: user ? { authenticated: true, user } : { authenticated: false } };
+  });
+  client.react({ method: "create", resource: "subjectaccessreviews" }, (r: RecordedRequest) => {
+    const body = r.body as { spec: { user: string; nonResourceAttributes: { path: string; verb: string } } };
+    const { user, nonResourceAttributes: attrs } = body.spec;
+    const allowed = user === "alice" && attrs.path === "/metrics" && attrs.verb === "get";
+    return { ...body, status: allowed ? { allowed: true } : { allowed: false, reason: "no RBAC policy matched" } };
+  });
+  return client;
+};
+
+const get = (serving: Serving, path: string, token?: string) =>
+  fetch(`${serving.url}${path}`, {
+    tls: { rejectUnauthorized: false },
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+
+describe("serving with delegated auth", () => {
+  let now = Date.parse("2026-01-01T00:00:00Z");
+  let leaderHealthy = true;
+  const client = reviewingClient();
+  const registry = createMetricsRegistry();
+  let serving: Serving;
+
+  beforeAll(async () => {
+    controllerMetrics(registry).runningManagedControllers.set({ name: "cloud-node", manager: MANAGER_NAME }, 1);
+    serving = await startServing({
+      bindAddress: "127.0.0.1",
+      port: 0,
+      client,
+      checks: [namedCheck("leaderElection", () => leaderHealthy, "failed election to renew leadership")],
+      registry,
+      logger: captureLogger().logger,
+      now: () => now,
+    });
+  });
+  afterAll(() => serving.stop());
+
+  test.each([
+    ["/healthz", undefined, 200],
+    ["/readyz", undefined, 200],
+    ["/livez", "garbage", 200],
+    ["/metrics", undefined, 401],
+    ["/metrics", "garbage", 401],
+    ["/metrics", "bob-token", 403],
+    ["/metrics", "alice-token", 200],
+    ["/metrics", "admin-token", 200],
+    ["/healthz/ping", undefined, 401],
+    ["/healthz/ping", "admin-token", 200],
+    ["/configz", "alice-token", 403],
+    ["/nothing-here", "admin-token", 404],
+  ])("%s with token %s answers %i", async (path, token, status) => {
+    const response = await get(serving, path, token);
+    expect(response.status).toBe(status);
+  });
+
+  test("a denial names the user, verb and path", async () => {
+    const body = (await (await get(serving, "/metrics", "bob-token")).json()) as { message: string; code: number };
+    expect(body).toMatchObject({ code: 403 });
+    expect(body.message).toBe('forbidden: User "bob" cannot get path "/metrics": no RBAC policy matched');
+  });
+
+  test("metrics are the Prometheus text of the registry, with controller and process metrics", async () => {
+    const response = await get(serving, "/metrics", "alice-token");
+    expect(response.headers.get("content-type")).toStartWith("text/plain; version=0.0.4");
+    const text = await response.text();
+    expect(text).toContain("# HELP running_managed_controllers [BETA] Indicates where instances of a controller");
+    expect(text).toContain('running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 1');
+    expect(text).toContain("# TYPE node_controller_initial_node_sync_delay_seconds histogram");
+    expect(text).toContain('service_controller_nodesync_latency_seconds_bucket{le="16384"} 0');
+    expect(text).toContain("route_controller_route_sync_total 0");
+    expect(text).toContain("process_cpu_user_seconds_total");
+  });
+
+  test("token and access reviews are cached until the TTL passes", async () => {
+    client.clearRequests();
+    await get(serving, "/metrics", "alice-token");
+    await get(serving, "/metrics", "alice-token");
+    now += 10_001;
+    await get(serving, "/metrics", "alice-token");
+    const reviews = client.requestsMatching({ method: "create" }).map((r) => r.resource);
+    expect(reviews).toEqual(["tokenreviews", "subjectaccessreviews"]);
+    await get(serving, "/metrics", "alice-token");
+    expect(client.requestsMatching({ method: "create" })).toHaveLength(2);
+    now += 10_001;
+    await get(serving, "/metrics", "alice-token");
+    expect(client.requestsMatching({ method: "create" })).toHaveLength(4);
+  });
+
+  test("system:masters skips the access review", async () => {
+    client.clearRequests();
+    now += 60_000;
+    expect((await get(serving, "/metrics", "admin-token")).status).toBe(200);
+    expect(client.requestsMatching({ resource: "subjectaccessreviews" })).toHaveLength(0);
+  });
+
+  test("healthz verbose lists every check and reports a failing one with 500", async () => {
+    const ok = await get(serving, "/healthz?verbose");
+    expect(await ok.text()).toBe("[+]ping ok\n[+]leaderElection ok\nhealthz check passed\n");
+    leaderHealthy = false;
+    try {
+      const failing = await get(serving, "/readyz?verbose");
+      expect(failing.status).toBe(500);
+      expect(await failing.text()).toBe("[+]ping ok\n[-]leaderElection failed: reason withheld\nreadyz check failed\n");
+      const excluded = await get(serving, "/healthz?exclude=leaderElection");
+      expect(excluded.status).toBe(200);
+      const single = await get(serving, "/healthz/leaderElection", "admin-token");
+      expect(single.status).toBe(500);
+      expect(await single.text()).toBe("internal server error: failed election to renew leadership\n");
+    } finally {
+      leaderHealthy = true;
+    }
+  });
+});
+
+describe("serving without a client", () => {
+  test.each([
+    [false, 403],
+    [true, 200],
+  ])("allowAllWithoutClient=%p answers /metrics with %i", async (allowAll, status) => {
+    const serving = await startServing({
+      bindAddress: "127.0.0.1",
+      port: 0,
+      allowAllWithoutClient: allowAll,
+      checks: [],
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+      logger: captureLogger().logger,
+      now: Date.now,
+    });
+    try {
+      expect((await get(serving, "/metrics")).status).toBe(status);
+      expect((await get(serving, "/healthz")).status).toBe(200);
+    } finally {
+      await serving.stop();
+    }
+  });
+});
+
+describe("serving certificates", () => {
+  test("the generated certificate is for localhost and 127.0.0.1 and verifies against itself", async () => {
+    const pair = await generateSelfSignedCert({ now: Date.now });
+    const x509 = new X509Certificate(pair.cert);
+    expect(x509.subjectAltName).toContain("DNS:localhost");
+    expect(x509.subjectAltName).toContain("IP Address:127.0.0.1");
+    const dir = await mkdtemp(join(tmpdir(), "serving-test-"));
+    try {
+      await writeFile(join(dir, "tls.crt"), pair.cert);
+      await writeFile(join(dir, "tls.key"), pair.key);
+      const serving = await startServing({
+        bindAddress: "127.0.0.1",
+        port: 0,
+        certFile: join(dir, "tls.crt"),
+        keyFile: join(dir, "tls.key"),
+        checks: [],
+        registry: createMetricsRegistry({ defaultMetrics: false }),
+        logger: captureLogger().logger,
+        now: Date.now,
+      });
+      try {
+        expect(serving.selfSigned).toBeFalse();
+        const response = await fetch(`https://localhost:${serving.port}/healthz`, { tls: { ca: pair.cert } });
+        expect(await response.text()).toBe("ok");
+      } finally {
+        await serving.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a certificate without its key is an error", async () => {
+    const start = startServing({
+      port: 0,
+      certFile: "/nonexistent.crt",
+      checks: [],
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+      logger: captureLogger().logger,
+      now: Date.now,
+    });
+    expect(await start.catch((e: unknown) => e)).toBeInstanceOf(ServingCertError);
+  });
+});
