@@ -10,6 +10,10 @@
  * with an ERROR event carrying a 410 `Expired` Status. TokenReview and SubjectAccessReview creates are not stored;
  * they answer "not authenticated" / "not allowed" unless a reactor says otherwise.
  *
+ * Simplifications: a list is always one page (`limit`/`continue` ignored); a watch does not turn an update that
+ * moves an object out of its selector into DELETED; watches never time out; request signals are not observed
+ * (a reactor can model a hanging request by returning a promise that never settles).
+ *
  * What it adds for tests: every request is recorded (`requests`, `writes()`), and reactors (`react`, `fail`) can
  * answer or fail any request before the default behaviour runs, like client-go's fake clientset.
  */
