@@ -1,0 +1,46 @@
+/**
+ * What the service controller remembers between syncs: the last Service state each key was synced with (needed
+ * to delete a load balancer when a Service vanishes without our finalizer) and the node set each load balancer
+ * was last given. Shared by the service workers and the node worker of one controller; never a module singleton.
+ */
+import type { Node, Service } from "../../kube/objects.ts";
+
+export class ServiceCache {
+  readonly #services = new Map<string, Service>();
+  readonly #lastSyncedNodes = new Map<string, readonly Node[]>();
+
+  get(key: string): Service | undefined {
+    return this.#services.get(key);
+  }
+
+  set(key: string, svc: Service): void {
+    this.#services.set(key, svc);
+  }
+
+  /** Forgets the key, its last synced nodes included (upstream keeps those forever; nothing reads them after). */
+  delete(key: string): void {
+    this.#services.delete(key);
+    this.#lastSyncedNodes.delete(key);
+  }
+
+  has(key: string): boolean {
+    return this.#services.has(key);
+  }
+
+  /** Every cached Service, for a node sync. */
+  services(): Service[] {
+    return [...this.#services.values()];
+  }
+
+  lastSyncedNodes(key: string): readonly Node[] {
+    return this.#lastSyncedNodes.get(key) ?? [];
+  }
+
+  setLastSyncedNodes(key: string, nodes: readonly Node[]): void {
+    this.#lastSyncedNodes.set(key, nodes);
+  }
+
+  get size(): number {
+    return this.#services.size;
+  }
+}
