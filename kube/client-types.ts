@@ -123,7 +123,9 @@ export class KubeApiError extends Error {
 }
 
 export const isNotFound = (err: unknown): boolean => err instanceof KubeApiError && err.status === 404;
-export const isConflict = (err: unknown): boolean => err instanceof KubeApiError && err.status === 409;
+/** A stale write (409 with reason Conflict); an `AlreadyExists` 409 is not a conflict, as upstream. */
+export const isConflict = (err: unknown): boolean =>
+  err instanceof KubeApiError && err.status === 409 && err.reason !== "AlreadyExists";
 export const isAlreadyExists = (err: unknown): boolean =>
   err instanceof KubeApiError && err.status === 409 && err.reason === "AlreadyExists";
 export const isGone = (err: unknown): boolean => err instanceof KubeApiError && err.status === 410;
