@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ImplementedElsewhereError } from "../../providers/errors.ts";
 import { classifySyncResult } from "./plan.ts";
 import { syncService } from "./sync.ts";
-import { cleanup, node, service, serviceUID } from "./test-fixtures.ts";
+import { cleanup, node, service, serviceUID, type } from "./test-fixtures.ts";
 import { harnessFor, runSync } from "./test-harness.ts";
 
 const KEY = "default/web";
@@ -56,6 +56,28 @@ describe("syncService: the cache path", () => {
       "uid-2 EnsuredLoadBalancer",
     ]);
     expect(h.cache.get(KEY)?.metadata?.uid).toBe("uid-2");
+  });
+
+  test("if deleting the old UID's load balancer fails, the new one is not ensured yet", async () => {
+    const { cloud, h } = harnessFor([service("web")], [node("a")]);
+    await runSync(h, KEY);
+    h.put(service("web", serviceUID("uid-2")));
+    h.reset();
+    cloud.override("ensureLoadBalancerDeleted", async () => {
+      throw new Error("in use");
+    });
+    expect(await runSync(h, KEY)).toMatchObject({ kind: "rateLimited" });
+    expect(cloud.callNames()).toEqual(["delete"]);
+    expect(h.reasons()).toEqual(["DeletingLoadBalancer", "DeleteLoadBalancerFailed"]);
+    expect(h.cache.get(KEY)?.metadata?.uid).toBe("uid-web");
+  });
+
+  test("an old UID that never wanted a load balancer needs no deletion", async () => {
+    const { cloud, h } = harnessFor([service("web", type("ClusterIP"))], []);
+    h.cache.set(KEY, service("web", type("ClusterIP")));
+    h.put(service("web", serviceUID("uid-2")));
+    await runSync(h, KEY);
+    expect(cloud.callNames()).toEqual(["create", "get-zone"]);
   });
 
   test("a malformed key and a lister failure are returned", async () => {
