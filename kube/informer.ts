@@ -129,11 +129,7 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
 
   const resyncLoop = async (every: number, signal: AbortSignal) => {
     while (!signal.aborted) {
-      try {
-        await sleep(every, signal);
-      } catch {
-        return;
-      }
+      await sleep(every, signal).catch(() => {});
       if (synced && !signal.aborted) resync();
     }
   };

@@ -85,14 +85,22 @@ function loadFiles(files: readonly string[], source: string): LoadedKubeConfig {
   const userDirs = new Map<string, string>();
   for (const file of files) {
     const one = new KubeConfig();
-    let text: string;
+    const dir = dirname(file);
+    let users: KubeconfigUser[] = [];
     try {
-      text = readFileSync(file, "utf8");
-      one.loadFromFile(file);
+      const doc = parseYaml(readFileSync(file, "utf8"));
+      users = Array.isArray(doc?.users) ? (doc.users as KubeconfigUser[]) : [];
+      // client-node reads a token-file relative to the working directory; kubectl, relative to the kubeconfig.
+      if (absolutizeTokenFiles(users, dir)) {
+        one.loadFromString(JSON.stringify(doc));
+        one.makePathsAbsolute(dir);
+      } else {
+        one.loadFromFile(file);
+      }
     } catch (err) {
       throw new ConfigError(`kubeconfig ${file}`, [{ path: "", message: (err as Error).message }], { cause: err });
     }
-    collectUserPaths(text, dirname(file), tokenFiles, userDirs);
+    collectUserPaths(users, dir, tokenFiles, userDirs);
     if (!kc) {
       kc = one;
       continue;
@@ -107,21 +115,42 @@ function loadFiles(files: readonly string[], source: string): LoadedKubeConfig {
   return { kc, source, tokenFiles, userDirs };
 }
 
-/** Reads `users[].user.token-file` and each user's folder; the first file naming a user wins, as in merging. */
-function collectUserPaths(text: string, dir: string, tokenFiles: Map<string, string>, userDirs: Map<string, string>) {
-  let doc: unknown;
+type KubeconfigUser = { name?: unknown; user?: Record<string, unknown> | null };
+
+/** The kubeconfig as YAML; undefined when Bun's parser disagrees with client-node's (then client-node decides). */
+function parseYaml(text: string): { users?: unknown } | undefined {
   try {
-    doc = Bun.YAML.parse(text);
+    const doc = Bun.YAML.parse(text);
+    return typeof doc === "object" && doc !== null ? (doc as { users?: unknown }) : undefined;
   } catch {
-    return; // client-node accepted it; a YAML dialect difference only costs token-file re-reading
+    return undefined;
   }
-  const users = (doc as { users?: unknown })?.users;
-  if (!Array.isArray(users)) return;
-  for (const u of users as { name?: unknown; user?: Record<string, unknown> }[]) {
+}
+
+function absolutizeTokenFiles(users: KubeconfigUser[], dir: string): boolean {
+  let changed = false;
+  for (const u of users) {
+    const tf = u?.user?.["token-file"];
+    if (typeof tf === "string" && tf !== "" && !isAbsolute(tf)) {
+      u.user!["token-file"] = join(dir, tf);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/** Each user's token-file and folder; the first file naming a user wins, as in merging. */
+function collectUserPaths(
+  users: KubeconfigUser[],
+  dir: string,
+  tokenFiles: Map<string, string>,
+  userDirs: Map<string, string>,
+) {
+  for (const u of users) {
     if (typeof u?.name !== "string" || userDirs.has(u.name)) continue;
     userDirs.set(u.name, dir);
     const tf = u.user?.["token-file"];
-    if (typeof tf === "string" && tf !== "") tokenFiles.set(u.name, isAbsolute(tf) ? tf : join(dir, tf));
+    if (typeof tf === "string" && tf !== "") tokenFiles.set(u.name, tf);
   }
 }
 

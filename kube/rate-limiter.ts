@@ -38,11 +38,11 @@ export function createTokenBucket(opts: TokenBucketOptions): RateLimiter {
       if (tokens >= 0) return;
       // The deficit is this caller's place in line: it waits until the bucket has refilled up to it.
       const waitMs = Math.ceil((-tokens / qps) * 1000);
-      try {
-        await sleep(waitMs, signal);
-      } catch (err) {
-        tokens += 1; // give the reservation back, so the callers behind do not wait for it
-        throw err;
+      // An abort gives the reservation back, so the callers behind do not wait for it.
+      await sleep(waitMs, signal).catch(() => {});
+      if (signal?.aborted) {
+        tokens += 1;
+        throw signal.reason;
       }
     },
   };

@@ -49,7 +49,7 @@ export async function runReflector<T extends KubeObject>(
   const what = `${o.ref.plural}${o.ref.group ? `.${o.ref.group}` : ""}`;
   let delay = o.backoff.initialMs;
   const backOff = async () => {
-    await o.sleep(delay, signal).catch(() => {});
+    await o.sleep(delay, signal).catch(() => {}); // an abort ends the wait; the loop checks the signal
     delay = Math.min(delay * 2, o.backoff.maxMs);
   };
   /** undefined ⇒ the next round lists first. */

@@ -1,18 +1,21 @@
 /** The clock the Kubernetes layer reads; injected so tests can drive time instead of waiting for it. */
 export type Now = () => number;
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+/**
+ * Waits `ms`. When `signal` aborts it resolves early and never rejects (the same contract as
+ * controllers/runtime/clock.ts, so the runtime's clock can be passed in); callers check the signal afterwards.
+ */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export const abortableSleep: Sleep = (ms, signal) =>
-  new Promise<void>((resolve, reject) => {
+  new Promise<void>((resolve) => {
     if (signal?.aborted) {
-      reject(signal.reason);
+      resolve();
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      resolve();
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

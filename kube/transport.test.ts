@@ -253,6 +253,17 @@ describe("loading", () => {
     expect(lastRequest(tlsServer).headers.authorization).toBe("Bearer in-cluster-token");
   });
 
+  test("resolves relative file paths against the kubeconfig's folder, whatever the working directory", async () => {
+    const sub = join(dir.path, "relative");
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, "ca.crt"), pki.caCert);
+    writeFileSync(join(sub, "token"), "static-token\n");
+    const path = join(sub, "config");
+    writeFileSync(path, readFileSync(kubeconfig({ "certificate-authority": "ca.crt" }, { "token-file": "token" })));
+    await listNodes(loadTransport({ kubeconfig: path }));
+    expect(lastRequest(tlsServer).headers.authorization).toBe("Bearer static-token");
+  });
+
   test("--master overrides the kubeconfig's server", async () => {
     const path = kubeconfig(
       { server: "https://127.0.0.1:1", "certificate-authority": pki.caCertFile },

@@ -42,7 +42,7 @@ export function fakeClock(start = 1_700_000_000_000): {
       t += ms;
     },
     async sleep(ms, signal) {
-      if (signal?.aborted) throw signal.reason;
+      if (signal?.aborted) return;
       sleeps.push(ms);
       t += ms;
     },
