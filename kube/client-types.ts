@@ -28,7 +28,7 @@ export interface ListOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  /** Page size; the client follows `continue` tokens until the list is whole unless `onePage` is set. */
+  /** Page size; the client follows `continue` tokens until the list is whole. */
   readonly limit?: number;
   readonly resourceVersion?: string;
   readonly signal?: AbortSignal;
