@@ -108,14 +108,15 @@ describe("the command", () => {
 
   test("dispatches a subcommand by its first argument", async () => {
     let seen: unknown;
-    const sandbox = defineCommand({
-      meta: { name: "sandbox", description: "run the sandbox" },
-      args: { nodes: { type: "string", default: "3" } },
-      run: ({ args }) => {
-        seen = args.nodes;
-        return 0;
-      },
-    });
+    const sandbox = () =>
+      defineCommand({
+        meta: { name: "sandbox", description: "run the sandbox" },
+        args: { nodes: { type: "string", default: "3" } },
+        run: ({ args }) => {
+          seen = args.nodes;
+          return 0;
+        },
+      });
     const r = await run(["sandbox", "--nodes", "5"], { subcommands: { sandbox } });
     expect(r.code).toBe(0);
     expect(seen).toBe("5");

@@ -23,8 +23,17 @@ export type RunManager = (input: {
   signal: AbortSignal;
 }) => Promise<number>;
 
+/** What a subcommand is built with: the same registry, manager and stop signal as the main command. */
+export interface SubcommandEnv {
+  readonly registry: ProviderRegistry;
+  readonly runManager: RunManager;
+  readonly signal: AbortSignal;
+  readonly build: BuildInfo;
+  readonly binaryName: string;
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: each citty command is generic over its own args
-export type Subcommand = CommandDef<any>;
+export type Subcommand = (env: SubcommandEnv) => CommandDef<any>;
 
 export interface CliInput {
   readonly argv: readonly string[];
@@ -45,8 +54,15 @@ export async function runCli(input: CliInput): Promise<number> {
   const stdout = input.stdout ?? ((t: string) => process.stdout.write(t));
   const stderr = input.stderr ?? ((t: string) => process.stderr.write(t));
   const [first, ...rest] = input.argv;
-  const sub = first !== undefined ? input.subcommands?.[first] : undefined;
-  if (sub) {
+  const makeSub = first !== undefined ? input.subcommands?.[first] : undefined;
+  if (makeSub) {
+    const sub = makeSub({
+      registry: input.registry,
+      runManager: input.runManager,
+      signal: input.signal,
+      build: input.build,
+      binaryName: input.binaryName,
+    });
     let code = 0;
     const wrapped = defineCommand({
       ...sub,
@@ -72,10 +88,10 @@ export async function runCli(input: CliInput): Promise<number> {
 async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t: string) => void): Promise<number> {
   const parsed = parseArgv(input.argv);
   if (parsed.values.has("help") && parsed.values.get("help") !== "false") {
-    const subcommands = Object.entries(input.subcommands ?? {}).map(([name, c]) => ({
-      name,
-      description: String((c.meta as { description?: string } | undefined)?.description ?? ""),
-    }));
+    const subcommands = Object.entries(input.subcommands ?? {}).map(([name, make]) => {
+      const meta = make({ ...input, runManager: input.runManager }).meta as { description?: string } | undefined;
+      return { name, description: String(meta?.description ?? "") };
+    });
     stdout(`${renderHelp({ binaryName: input.binaryName, presetProvider: input.presetProvider, subcommands })}\n`);
     return 0;
   }

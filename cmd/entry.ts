@@ -2,9 +2,11 @@
  * The process entry shared by every executable: signals to an abort signal, run the command, exit with its code.
  * The only place that exits the process.
  */
+
+import { STARTERS } from "../controllers/starters.ts";
 import { globalRegistry } from "../providers/registry.ts";
 import { runCli, type Subcommand } from "./command.ts";
-import { runManager } from "./manager.ts";
+import { createRunManager } from "./manager.ts";
 import { type BuildInfo, DEV_BUILD } from "./version.ts";
 
 export interface EntryInput {
@@ -35,7 +37,7 @@ export async function main(input: EntryInput): Promise<never> {
       presetProvider: input.presetProvider,
       build: input.build ?? DEV_BUILD,
       registry: globalRegistry,
-      runManager,
+      runManager: createRunManager(STARTERS),
       subcommands: input.subcommands ?? {},
       signal: stop.signal,
     });

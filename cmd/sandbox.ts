@@ -1,0 +1,163 @@
+/**
+ * `cloud-controller-manager sandbox`: an embedded Kubernetes API, a simulated cloud with `--nodes` machines,
+ * kubelets that register them, a LoadBalancer Service, and (unless `--controllers=false`) the real controllers
+ * in-process with the `sandbox` provider. It writes a kubeconfig and a cloud-config, prints where they are and
+ * how to watch, shows progress, and runs until interrupted (or until ready, with `--exit-when-ready`).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { defineCommand } from "citty";
+import { createKubeClient } from "../kube/client.ts";
+import { Resources } from "../kube/client-types.ts";
+import type { Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
+import { startApiServer } from "../sandbox/apiserver/server.ts";
+import { createMachines } from "../sandbox/cloud/fixtures.ts";
+import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
+import { watchProgress } from "../sandbox/progress.ts";
+import { parseArgv } from "./argv.ts";
+import type { Subcommand } from "./command.ts";
+import { createRootLogger } from "./logger.ts";
+import { buildOptions } from "./options.ts";
+
+const positiveInt = (name: string, value: string, max: number): number | string => {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 0 && n <= max
+    ? n
+    : `--${name} must be a whole number from 0 to ${max}, got "${value}"`;
+};
+
+export const sandboxCommand: Subcommand = (env) =>
+  defineCommand({
+    meta: {
+      name: "sandbox",
+      description: "run an embedded Kubernetes API and simulated cloud with the real controllers",
+    },
+    args: {
+      nodes: { type: "string", default: "3", description: "machines (and Nodes) to create" },
+      services: { type: "string", default: "1", description: "LoadBalancer Services to create" },
+      controllers: {
+        type: "string",
+        default: "true",
+        description: "run the controllers in-process (false: run them yourself)",
+      },
+      dir: {
+        type: "string",
+        description: "where to write kubeconfig and cloud.yaml (default: a new temporary folder)",
+      },
+      port: { type: "string", default: "0", description: "API server port (0: any free port)" },
+      "exit-when-ready": { type: "boolean", default: false, description: "stop once every node and Service is ready" },
+      v: { type: "string", default: "0", description: "log verbosity for the controllers" },
+    },
+    run: async ({ args, rawArgs }) => {
+      const print = (line: string) => process.stdout.write(`${line}\n`);
+      const errors: string[] = [];
+      const known = new Set(["nodes", "services", "controllers", "dir", "port", "exit-when-ready", "v", "_"]);
+      for (const key of Object.keys(args)) {
+        if (!known.has(key) && !/[A-Z]/.test(key)) errors.push(`unknown flag: --${key}`);
+      }
+      const nodes = positiveInt("nodes", String(args.nodes), 20_000);
+      const services = positiveInt("services", String(args.services), 10_000);
+      const port = positiveInt("port", String(args.port), 65_535);
+      const controllers = String(args.controllers);
+      for (const v of [nodes, services, port]) if (typeof v === "string") errors.push(v);
+      if (controllers !== "true" && controllers !== "false")
+        errors.push(`--controllers must be true or false, got "${controllers}"`);
+      if (errors.length > 0 || typeof nodes !== "number" || typeof services !== "number" || typeof port !== "number") {
+        process.stderr.write(`error: sandbox: ${errors.join("; ")}\n`);
+        return 1;
+      }
+      const logger = createRootLogger({ verbosity: Number(args.v) || 0, format: "text" });
+      const stop = new AbortController();
+      const signal = AbortSignal.any([env.signal, stop.signal]);
+      const dir = args.dir ? resolve(String(args.dir)) : await mkdtemp(join(tmpdir(), "ccm-sandbox-"));
+      await mkdir(dir, { recursive: true });
+
+      const api = await startApiServer({ port, logger: logger.withTag("apiserver") });
+      const cloudToken = randomBytes(16).toString("hex");
+      const cloud = startSimulatedCloud({ token: cloudToken, logger: logger.withTag("cloud") });
+      const kubeconfig = join(dir, "kubeconfig");
+      const cloudConfig = join(dir, "cloud.yaml");
+      await api.writeKubeconfig(kubeconfig);
+      await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: ${cloudToken}\n`, { mode: 0o600 });
+      try {
+        print(`Kubernetes API:  ${api.url}`);
+        print(`kubeconfig:      ${kubeconfig}`);
+        print(`cloud-config:    ${cloudConfig}`);
+        print(`simulated cloud: ${cloud.url}/v1 (docs/sandbox.md)`);
+        print(`watch it:        kubectl --kubeconfig ${kubeconfig} get nodes,services -o wide -w`);
+        if (controllers === "false") {
+          print("run the controllers yourself:");
+          print(
+            `  ${env.binaryName} --cloud-provider=sandbox --cloud-config=${cloudConfig} --kubeconfig=${kubeconfig} --cluster-cidr=${SANDBOX_CLUSTER_CIDR} --leader-elect=false --secure-port=0`,
+          );
+        }
+        const client = createKubeClient(loadTransport({ kubeconfig }), { qps: 0, burst: 0, userAgent: "sandbox" });
+        createMachines(cloud.state, nodes);
+        const progress = watchProgress({ client, print, logger: logger.withTag("progress"), signal });
+        const kubelets = startKubelets({
+          client,
+          cloud: cloud.state,
+          logger: logger.withTag("kubelet"),
+          assignPodCIDRs: true,
+          signal,
+        });
+        await kubelets.registered;
+        for (let i = 1; i <= services; i++)
+          await client.create(Resources.services, demoService(i), { namespace: "default" });
+
+        let managed: Promise<number> = Promise.resolve(0);
+        if (controllers === "true")
+          managed = runControllers(env, { cloudConfig, kubeconfig, verbosity: Number(args.v) || 0, signal });
+        if (args["exit-when-ready"]) {
+          await Promise.race([progress.ready(), managed]);
+          stop.abort();
+        }
+        const code = await managed;
+        await Promise.all([kubelets.done, progress.done]);
+        return code;
+      } finally {
+        stop.abort();
+        await cloud.stop();
+        await api.stop();
+      }
+    },
+  });
+
+function runControllers(
+  env: Parameters<Subcommand>[0],
+  o: { cloudConfig: string; kubeconfig: string; verbosity: number; signal: AbortSignal },
+): Promise<number> {
+  const argv = [
+    "--cloud-provider=sandbox",
+    `--cloud-config=${o.cloudConfig}`,
+    `--kubeconfig=${o.kubeconfig}`,
+    `--cluster-cidr=${SANDBOX_CLUSTER_CIDR}`,
+    "--leader-elect=false",
+    "--secure-port=0",
+    "--concurrent-service-syncs=4",
+    `--v=${o.verbosity}`,
+  ];
+  const built = buildOptions(parseArgv(argv).values);
+  if (!built.ok) throw new Error(`sandbox: internal flags invalid: ${built.errors.join("; ")}`);
+  const logger = createRootLogger({ verbosity: o.verbosity, format: "text" }).withTag("ccm");
+  return env.registry
+    .init("sandbox", o.cloudConfig)
+    .then((provider) => env.runManager({ options: built.options, provider, logger, signal: o.signal }));
+}
+
+function demoService(i: number): Service {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: i === 1 ? "hello" : `hello-${i}`, namespace: "default", labels: { app: "hello" } },
+    spec: {
+      type: "LoadBalancer",
+      selector: { app: "hello" },
+      ports: [{ name: "http", port: 80, targetPort: 8080, protocol: "TCP" }],
+    },
+  };
+}
