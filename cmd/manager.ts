@@ -156,7 +156,7 @@ async function runControllers(t: TermInput): Promise<number> {
     logger: logger.withTag("informers"),
     resyncMs: resyncPeriod(t.options.minResyncPeriodMs),
   });
-  await t.provider.initialize?.({ signal, logger: logger.withTag(t.provider.providerName) });
+  await t.provider.initialize?.({ signal, logger: logger.withTag(t.provider.providerName), kube: t.client });
 
   const recorders = new Map<string, EventRecorder>();
   const recorder = (component: string): EventRecorder => {

@@ -15,6 +15,7 @@
  * - `signal` aborts when the controller stops; long calls should honour it.
  */
 import type { ConsolaInstance } from "consola";
+import type { KubeClient } from "../kube/client-types.ts";
 import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
 
 /** What every call receives besides its own arguments. */
@@ -74,6 +75,12 @@ export interface ProviderRuntime {
   readonly signal: AbortSignal;
   /** Tagged with the provider name. Never log a secret. */
   readonly logger: ConsolaInstance;
+  /**
+   * The manager's Kubernetes client, for providers that keep state in the cluster (a watched ConfigMap,
+   * allocations recorded on Services). Mind RBAC: a provider that reads more than the controllers do must
+   * document the extra rules it needs.
+   */
+  readonly kube: KubeClient;
 }
 
 /** Upstream `InstanceMetadata`: everything the node controller writes onto a new Node. */
