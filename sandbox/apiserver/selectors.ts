@@ -1,0 +1,154 @@
+/**
+ * Label and field selectors, parsed once per request into predicates.
+ *
+ * Label grammar: `k`, `!k`, `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k>n`, `k<n`, comma-separated
+ * (AND). Field grammar: `f=v`, `f==v`, `f!=v`, comma-separated, with `\,` `\=` `\\` escapes in values; only the
+ * fields a resource declares are accepted (others ⇒ 400 `field label not supported`, as the real server answers).
+ */
+
+import { type Obj, stringMap } from "./json.ts";
+import { labelValue, qualifiedName } from "./names.ts";
+import type { ResourceDef } from "./resources.ts";
+import { badRequest } from "./status-errors.ts";
+
+export type Predicate = (obj: Obj) => boolean;
+
+type LabelOp = "exists" | "!exists" | "=" | "!=" | "in" | "notin" | ">" | "<";
+
+interface LabelRequirement {
+  readonly key: string;
+  readonly op: LabelOp;
+  readonly values: readonly string[];
+}
+
+const splitTopLevel = (s: string): string[] => {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "," && depth === 0) {
+      parts.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(s.slice(start));
+  return parts.map((p) => p.trim()).filter((p) => p.length > 0);
+};
+
+const setRe = /^(\S+?)\s+(in|notin)\s*\(([^()]*)\)$/;
+const binaryRe = /^([^!=<>\s]+)\s*(==|!=|=|>|<)\s*(.*)$/;
+
+const parseRequirement = (text: string): LabelRequirement => {
+  let req: LabelRequirement;
+  const set = setRe.exec(text);
+  const bin = set ? null : binaryRe.exec(text);
+  if (set) {
+    const values = set[3]!.split(",").map((v) => v.trim());
+    req = { key: set[1]!, op: set[2] as LabelOp, values: values.length === 1 && values[0] === "" ? [] : values };
+  } else if (bin) {
+    const op = bin[2] === "==" ? "=" : (bin[2] as LabelOp);
+    req = { key: bin[1]!, op, values: [bin[3]!.trim()] };
+  } else if (text.startsWith("!")) {
+    req = { key: text.slice(1).trim(), op: "!exists", values: [] };
+  } else if (/^\S+$/.test(text)) {
+    req = { key: text, op: "exists", values: [] };
+  } else {
+    throw badRequest(`unable to parse requirement: found '${text}', expected: in, notin, =, ==, !=, gt, lt`);
+  }
+  const keyErrs = qualifiedName(req.key);
+  if (keyErrs.length) throw badRequest(`unable to parse requirement: key: Invalid value: "${req.key}": ${keyErrs[0]}`);
+  for (const v of req.values) {
+    const errs = req.op === ">" || req.op === "<" ? (/^-?\d+$/.test(v) ? [] : ["must be an integer"]) : labelValue(v);
+    if (errs.length) throw badRequest(`unable to parse requirement: values[0]: Invalid value: "${v}": ${errs[0]}`);
+  }
+  if ((req.op === "in" || req.op === "notin") && req.values.length === 0) {
+    throw badRequest(
+      "unable to parse requirement: values: Required value: for 'in', 'notin' operators, values set can't be empty",
+    );
+  }
+  return req;
+};
+
+const matchRequirement = (req: LabelRequirement, labels: Record<string, string>): boolean => {
+  const has = Object.hasOwn(labels, req.key);
+  const v = labels[req.key];
+  switch (req.op) {
+    case "exists":
+      return has;
+    case "!exists":
+      return !has;
+    case "=":
+      return has && v === req.values[0];
+    case "!=":
+      return !has || v !== req.values[0];
+    case "in":
+      return has && req.values.includes(v!);
+    case "notin":
+      return !has || !req.values.includes(v!);
+    case ">":
+    case "<": {
+      if (!has || !/^-?\d+$/.test(v!)) return false;
+      const n = Number(v);
+      const bound = Number(req.values[0]);
+      return req.op === ">" ? n > bound : n < bound;
+    }
+  }
+};
+
+/** A label selector string as a predicate on objects; `undefined` for an empty selector (matches everything). */
+export const parseLabelSelector = (selector: string | undefined): Predicate | undefined => {
+  if (!selector?.trim()) return undefined;
+  const reqs = splitTopLevel(selector).map(parseRequirement);
+  return (obj) => {
+    const labels = stringMap(obj.metadata?.labels);
+    return reqs.every((r) => matchRequirement(r, labels));
+  };
+};
+
+/** Splits on unescaped commas and unescapes `\,` `\=` `\\`. */
+const splitFieldTerms = (s: string): { field: string; op: "=" | "!="; value: string }[] => {
+  const terms: string[] = [];
+  let cur = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === "\\" && i + 1 < s.length) {
+      cur += c + s[i + 1];
+      i++;
+    } else if (c === ",") {
+      terms.push(cur);
+      cur = "";
+    } else cur += c;
+  }
+  terms.push(cur);
+  return terms
+    .filter((t) => t.trim().length > 0)
+    .map((t) => {
+      const m = /^([^=!]+?)\s*(==|!=|=)(.*)$/s.exec(t.trim());
+      if (!m) throw badRequest(`invalid selector: '${s}'; can't understand '${t}'`);
+      const value = m[3]!.replace(/\\(.)/g, "$1");
+      return { field: m[1]!.trim(), op: m[2] === "!=" ? "!=" : "=", value };
+    });
+};
+
+const metadataFields: Record<string, (obj: Obj) => string> = {
+  "metadata.name": (o) => String(o.metadata?.name ?? ""),
+  "metadata.namespace": (o) => String(o.metadata?.namespace ?? ""),
+};
+
+/** A field selector as a predicate over stored objects of `def`; 400 for a field the resource does not support. */
+export const parseFieldSelector = (def: ResourceDef, selector: string | undefined): Predicate | undefined => {
+  if (!selector?.trim()) return undefined;
+  const terms = splitFieldTerms(selector).map((t) => {
+    const read = metadataFields[t.field] ?? def.fields[t.field];
+    if (!read) throw badRequest(`field label not supported: ${t.field}`);
+    return { ...t, read };
+  });
+  return (obj) => terms.every((t) => (t.read(obj) === t.value) === (t.op === "="));
+};
+
+/** Both selectors as one predicate (undefined when neither is set). */
+export const combine = (a: Predicate | undefined, b: Predicate | undefined): Predicate | undefined =>
+  a && b ? (o) => a(o) && b(o) : (a ?? b);
