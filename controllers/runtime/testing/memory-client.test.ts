@@ -70,16 +70,37 @@ describe("MemoryKubeClient objects", () => {
     expect(forced.metadata?.uid).toBe(n1?.metadata?.uid as string);
   });
 
-  test("the status subresource is the only way to write status", async () => {
+  test("the status subresource is the only way to write status, and it keeps the spec", async () => {
     const client = new MemoryKubeClient();
-    client.seed(Resources.nodes, { metadata: { name: "n1" }, status: { phase: "Running" } });
+    client.seed(Resources.nodes, { metadata: { name: "n1" }, spec: { podCIDR: "a" }, status: { phase: "Running" } });
     await client.patch(Resources.nodes, "n1", "merge", { metadata: { labels: { a: "1" } }, status: { phase: "X" } });
     expect(client.peek<Node>(Resources.nodes, "n1")?.status?.phase).toBe("Running");
-    const patch = { metadata: { labels: { b: "2" } }, status: { phase: "Y" } };
+    const patch = { metadata: { labels: { b: "2" } }, spec: { podCIDR: "b" }, status: { phase: "Y" } };
     await client.patch(Resources.nodes, "n1", "merge", patch, { subresource: "status" });
     const after = client.peek<Node>(Resources.nodes, "n1");
     expect(after?.status?.phase).toBe("Y");
-    expect(after?.metadata?.labels).toEqual({ a: "1" });
+    expect(after?.spec?.podCIDR).toBe("a");
+    // As the API server's node and service status strategies: only the spec is reset, metadata goes through.
+    expect(after?.metadata?.labels).toEqual({ a: "1", b: "2" });
+  });
+
+  test.each([
+    ["adds to a list", ["foo"], { "$setElementOrder/finalizers": ["foo", "bar"], finalizers: ["bar"] }, ["foo", "bar"]],
+    [
+      "removes from a list",
+      ["foo", "bar"],
+      { "$deleteFromPrimitiveList/finalizers": ["bar"], "$setElementOrder/finalizers": ["foo"] },
+      ["foo"],
+    ],
+    ["reorders", ["b", "a"], { "$setElementOrder/finalizers": ["a", "b"] }, ["a", "b"]],
+    ["removes the last one", ["bar"], { "$deleteFromPrimitiveList/finalizers": ["bar"] }, undefined],
+    ["replaces without directives", ["foo"], { finalizers: ["bar"] }, ["bar"]],
+  ])("strategic merge of a scalar list with directives %s", async (_, before, metadata, expected) => {
+    const client = new MemoryKubeClient();
+    client.seed(Resources.services, { metadata: { name: "s", namespace: "default", finalizers: before } });
+    const opts = { namespace: "default", subresource: "status" } as const;
+    await client.patch(Resources.services, "s", "strategic", { metadata }, opts);
+    expect(client.peek<Service>(Resources.services, "s", "default")?.metadata?.finalizers).toEqual(expected);
   });
 
   test("patch flavours: merge deletes with null, strategic honours replace, json test failure is 422", async () => {

@@ -3,9 +3,10 @@
  *
  * What it does like the real one: a cluster-wide resourceVersion counter; 404 NotFound, 409 AlreadyExists and 409
  * Conflict (stale `metadata.resourceVersion` on update, on a patch that carries one, or a failed delete
- * precondition); the `status` subresource for nodes, services and namespaces (main writes keep the stored status,
- * status writes touch only status); no-op writes do not bump the resourceVersion; finalizers hold a deleted object
- * with a `deletionTimestamp` until the last finalizer is removed; merge / strategic (as merge, see `patch.ts`) /
+ * precondition); the `status` subresource for nodes, services and namespaces (main writes keep the stored status;
+ * status writes keep the stored spec but may change status and metadata, as the API server's status strategies);
+ * no-op writes do not bump the resourceVersion; finalizers hold a deleted object with a `deletionTimestamp` until
+ * the last finalizer is removed; merge / strategic (as merge, see `patch.ts`) /
  * JSON patches; label and field selectors; watches that replay from a resourceVersion and answer an expired one
  * with an ERROR event carrying a 410 `Expired` Status. TokenReview and SubjectAccessReview creates are not stored;
  * they answer "not authenticated" / "not allowed" unless a reactor says otherwise.

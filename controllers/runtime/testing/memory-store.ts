@@ -110,13 +110,17 @@ export class MemoryStore {
   commit(ref: ResourceRef, existing: KubeObject, proposed: KubeObject, subresource: string | undefined): KubeObject {
     const old = existing as WithStatus;
     const statusOnly = subresource === "status";
+    // A status write keeps everything but status and metadata from the stored object: the status strategies of
+    // nodes, services and namespaces reset only the spec, so metadata changes (finalizers, labels) go through —
+    // the service controller adds and removes its finalizer that way.
     const next: WithStatus = statusOnly ? { ...old, status: (proposed as WithStatus).status } : { ...proposed };
+    if (statusOnly && next.status === undefined) delete next.status;
     if (!statusOnly && STATUS_SUBRESOURCE.has(storeKeyOf(ref))) {
       if (old.status === undefined) delete next.status;
       else next.status = old.status;
     }
     const oldMeta = old.metadata ?? {};
-    const meta: ObjectMeta = { ...(statusOnly ? oldMeta : proposed.metadata) };
+    const meta: ObjectMeta = { ...proposed.metadata };
     for (const key of ["name", "namespace", "uid", "creationTimestamp", "resourceVersion"] as const) {
       if (oldMeta[key] === undefined) delete meta[key];
       else meta[key] = oldMeta[key];

@@ -3,9 +3,12 @@
  *
  * - merge: RFC 7386 JSON merge patch (null deletes, objects merge, everything else replaces).
  * - strategic: treated as a merge patch, after honouring the directives our own code emits: `$patch: replace` on a
- *   map replaces it whole, a `{"$patch":"replace"}` element in a list is dropped (lists replace anyway), and the
- *   bookkeeping keys `$setElementOrder/…`, `$retainKeys`, `$deleteFromPrimitiveList/…` are ignored. Lists with merge
- *   keys (node conditions, addresses) are therefore replaced, not merged by key — a real API server merges them.
+ *   map replaces it whole, a `{"$patch":"replace"}` element in a list is dropped (lists replace anyway), and
+ *   `$retainKeys` is ignored. A list of scalars that comes with `$deleteFromPrimitiveList/<key>` or a scalar
+ *   `$setElementOrder/<key>` (finalizers, as the service controller's patches carry them) is merged as a set:
+ *   deletions removed, patch items appended when missing, then ordered as `$setElementOrder` says. Other lists —
+ *   those with merge keys (node conditions, addresses) included — are replaced, not merged by key; a real API
+ *   server merges them.
  * - json: RFC 6902 (add, remove, replace, move, copy, test).
  */
 
@@ -36,6 +39,39 @@ const isDirectiveKey = (key: string): boolean =>
   key.startsWith("$setElementOrder/") ||
   key.startsWith("$deleteFromPrimitiveList/");
 
+const isScalar = (value: Json): boolean => value === null || typeof value !== "object";
+
+/**
+ * The set merge of a list of scalars (`patchStrategy: merge`), when the patch says so through its directives;
+ * `undefined` when `key` is not such a list in this patch.
+ */
+const mergeScalarList = (target: JsonObject, patch: JsonObject, key: string): Json[] | undefined => {
+  const deletions = patch[`$deleteFromPrimitiveList/${key}`];
+  const order = patch[`$setElementOrder/${key}`];
+  const hasDeletions = Array.isArray(deletions);
+  const hasOrder = Array.isArray(order) && order.every(isScalar);
+  if (!hasDeletions && !hasOrder) return undefined;
+  const value = patch[key];
+  if (value !== undefined && value !== null && !(Array.isArray(value) && value.every(isScalar))) return undefined;
+  const current = Array.isArray(target[key]) ? (target[key] as Json[]) : [];
+  const removed = new Set<Json>(hasDeletions ? deletions : []);
+  const merged = value === null ? [] : current.filter((item) => !removed.has(item));
+  for (const item of Array.isArray(value) ? value : []) if (!merged.includes(item)) merged.push(item);
+  if (!hasOrder) return merged;
+  const ordered = (order as Json[]).filter((item) => merged.includes(item));
+  return [...ordered, ...merged.filter((item) => !ordered.includes(item))];
+};
+
+const scalarListKeys = (patch: JsonObject): Set<string> => {
+  const keys = new Set<string>();
+  for (const key of Object.keys(patch)) {
+    for (const prefix of ["$deleteFromPrimitiveList/", "$setElementOrder/"]) {
+      if (key.startsWith(prefix)) keys.add(key.slice(prefix.length));
+    }
+  }
+  return keys;
+};
+
 export const applyStrategicMergePatch = (target: Json, patch: Json): Json => {
   if (Array.isArray(patch)) {
     return patch.filter((e) => !(isPlainObject(e) && e.$patch === "replace" && Object.keys(e).length === 1));
@@ -44,8 +80,16 @@ export const applyStrategicMergePatch = (target: Json, patch: Json): Json => {
   if (patch.$patch === "delete") return undefined;
   const replace = patch.$patch === "replace";
   const result: JsonObject = !replace && isPlainObject(target) ? { ...target } : {};
+  const handled = new Set<string>();
+  for (const key of scalarListKeys(patch)) {
+    const merged = mergeScalarList(result, patch, key);
+    if (merged === undefined) continue;
+    handled.add(key);
+    if (merged.length === 0) delete result[key];
+    else result[key] = merged;
+  }
   for (const [key, value] of Object.entries(patch)) {
-    if (isDirectiveKey(key)) continue;
+    if (isDirectiveKey(key) || handled.has(key)) continue;
     if (value === null) delete result[key];
     else {
       const merged = applyStrategicMergePatch(result[key], value);
