@@ -1,4 +1,12 @@
-/** The cloud-node controller's planners and cloud gathering (spec d.1), for its runner. */
+/** The cloud-node controller (spec d.1): its runner, and the planners and cloud gathering it is built on. */
+export {
+  CloudGateAbortedError,
+  DEFAULT_CONCURRENT_NODE_SYNCS,
+  effectiveNodeSyncWorkers,
+  gateProvider,
+  MAX_DEFAULT_NODE_SYNC_WORKERS,
+} from "./cloud-gate.ts";
+export { CLOUD_NODE_COMPONENT, CLOUD_NODE_METRIC_NAME, NODES_QUEUE, startCloudNodeController } from "./controller.ts";
 export {
   FallbackLookupError,
   InstanceMetadataError,

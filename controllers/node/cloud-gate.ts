@@ -1,0 +1,87 @@
+/**
+ * Sizing the cloud-node controller by the provider's declared rate limit (beyond upstream, issue 5 "fast joins").
+ *
+ * Upstream defaults `--concurrent-node-syncs` to 1, so a burst of joins is initialised one cloud round trip at a
+ * time. Here, when the flag is left at that default and the provider declares `rateLimit`, the controller runs
+ * `min(burst, 32)` initialisation workers, and every cloud call it makes (initialisation, address refresh, bulk
+ * listings) first takes a token from one bucket of the declared `qps`/`burst`, so parallel joins never exceed
+ * what the provider said it tolerates. `ControllerOptions` carries only the number, so an explicit
+ * `--concurrent-node-syncs=1` cannot be told from the default: it also gets the wider pool (any other explicit
+ * value is honoured as given). Providers without `rateLimit` get upstream's behaviour and no gate.
+ */
+import type { CloudProvider, RateLimit } from "../../providers/cloud.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { bucketRateLimiter } from "../runtime/rate-limiters.ts";
+
+/** Upstream's `--concurrent-node-syncs` default. */
+export const DEFAULT_CONCURRENT_NODE_SYNCS = 1;
+/** Upper bound of the widened pool: beyond this, more workers only queue on the token bucket. */
+export const MAX_DEFAULT_NODE_SYNC_WORKERS = 32;
+
+function usable(limit: RateLimit | undefined): limit is RateLimit {
+  return limit !== undefined && limit.qps > 0 && limit.burst >= 1;
+}
+
+/** Initialisation workers: the flag as given, or `min(burst, 32)` when it is the default and a limit is declared. */
+export function effectiveNodeSyncWorkers(flag: number, rateLimit: RateLimit | undefined): number {
+  if (flag !== DEFAULT_CONCURRENT_NODE_SYNCS || !usable(rateLimit)) return flag;
+  return Math.max(1, Math.min(Math.floor(rateLimit.burst), MAX_DEFAULT_NODE_SYNC_WORKERS));
+}
+
+/** The calls are cancelled: the controller is stopping. */
+export class CloudGateAbortedError extends Error {
+  override readonly name = "CloudGateAbortedError";
+  constructor() {
+    super("cloud call not made: the controller is stopping");
+  }
+}
+
+type Capability = "instancesV2" | "instances" | "zones";
+const GATED: ReadonlySet<PropertyKey> = new Set<Capability>(["instancesV2", "instances", "zones"]);
+
+/**
+ * `provider` with every method of `instancesV2`, `instances` and `zones` waiting for a token of `rateLimit`
+ * first (one token per call; a bulk call is one call). Returns `provider` itself when no usable limit is declared.
+ * Capabilities are looked up on every access, so a provider that switches them (the fake cloud) stays truthful;
+ * optional methods stay absent when the provider lacks them. A wait cut short by `signal` throws
+ * `CloudGateAbortedError` instead of calling the cloud.
+ */
+export function gateProvider(
+  provider: CloudProvider,
+  rateLimit: RateLimit | undefined,
+  clock: Pick<Clock, "now" | "sleep">,
+  signal: AbortSignal,
+): CloudProvider {
+  if (!usable(rateLimit)) return provider;
+  const bucket = bucketRateLimiter<string>(rateLimit.qps, rateLimit.burst, clock.now);
+  const acquire = async () => {
+    const wait = bucket.when("cloud");
+    if (wait > 0) await clock.sleep(wait, signal);
+    if (signal.aborted) throw new CloudGateAbortedError();
+  };
+  const wrapped = new WeakMap<object, object>();
+  const gate = <T extends object>(target: T): T => {
+    const known = wrapped.get(target);
+    if (known) return known as T;
+    const proxy = new Proxy(target, {
+      get(t, prop) {
+        const value = Reflect.get(t, prop);
+        if (typeof value !== "function") return value;
+        return async (...args: unknown[]) => {
+          await acquire();
+          return value.apply(t, args);
+        };
+      },
+    });
+    wrapped.set(target, proxy);
+    return proxy;
+  };
+  return new Proxy(provider, {
+    // The provider as receiver, not the proxy: class getters may read private fields.
+    get(t, prop) {
+      const value = Reflect.get(t, prop);
+      if (GATED.has(prop) && value !== null && typeof value === "object") return gate(value);
+      return typeof value === "function" ? value.bind(t) : value;
+    },
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * The cloud-node runner end to end: the real start function over the in-memory API, a real informer, the fake
+ * cloud and real event recorders. Waits are on conditions; the controller's own clock is driven by hand.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { Resources } from "../../kube/client-types.ts";
+import type { Node } from "../../kube/objects.ts";
+import { Labels, Taints } from "../../kube/well-known.ts";
+import type { InstanceMetadata } from "../../providers/cloud.ts";
+import { InstanceNotFoundError } from "../../providers/errors.ts";
+import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
+import { waitFor } from "../runtime/testing/fake-clock.ts";
+import { type Harness, startHarness } from "./controller-harness.ts";
+import { startCloudNodeController } from "./controller.ts";
+import { addr, addresses, labels, node, providerID, uninitialized } from "./node-fixtures.ts";
+import { StuckReasons } from "./stuck.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+const cloudAddresses = [addr("InternalIP", "10.0.0.1"), addr("ExternalIP", "203.0.113.1")];
+
+function metadataFor(n: Node): InstanceMetadata {
+  return {
+    providerID: `fake://${n.metadata?.name}`,
+    instanceType: "m5.large",
+    nodeAddresses: cloudAddresses,
+    zone: "zone-a",
+    region: "region-1",
+  };
+}
+
+function v2Cloud(): FakeCloud {
+  const cloud = new FakeCloud();
+  cloud.enableInstancesV2 = true;
+  return cloud;
+}
+
+const tainted = (n: Node | undefined) => (n?.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
+
+async function run(cloud: FakeCloud, nodes: Node[], options = {}): Promise<Harness> {
+  h = startHarness("cloud-node-controller", cloud, nodes, options);
+  const result = await h.start(startCloudNodeController);
+  expect(result.started).toBe(true);
+  return h;
+}
+
+describe("cloud-node controller", () => {
+  test("declines with upstream's reason when the provider has no instances", async () => {
+    const cloud = new FakeCloud();
+    cloud.disableInstances = true;
+    h = startHarness("cloud-node-controller", cloud, []);
+    expect(await h.start(startCloudNodeController)).toEqual({
+      started: false,
+      reason: "cloud provider does not support instances",
+    });
+  });
+
+  test("initialises a tainted node: provider ID, addresses, labels, no taint, Synced, at most 3 writes", async () => {
+    const cloud = v2Cloud();
+    cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
+    const t = await run(cloud, [node("n1", uninitialized)]);
+    await waitFor(() => t.events("Synced").length === 1, { message: "the Synced event" });
+
+    const n1 = t.node("n1");
+    expect(tainted(n1)).toBe(false);
+    expect(n1?.spec?.providerID).toBe("fake://n1");
+    expect(n1?.status?.addresses).toEqual(cloudAddresses);
+    expect(n1?.metadata?.labels).toMatchObject({
+      [Labels.instanceType]: "m5.large",
+      [Labels.instanceTypeDeprecated]: "m5.large",
+      [Labels.zone]: "zone-a",
+      [Labels.region]: "region-1",
+    });
+    const [synced] = t.events("Synced");
+    expect(synced).toMatchObject({
+      type: "Normal",
+      message: "Node synced successfully",
+      source: { component: "cloud-node-controller" },
+      involvedObject: { apiVersion: "v1", kind: "Node", name: "n1" },
+    });
+    expect(t.nodeWrites("n1")).toBeLessThanOrEqual(3);
+    // One PUT for spec and metadata, one merge patch of status.addresses.
+    expect(t.client.writes({ name: "n1" }).map((w) => `${w.method} ${w.subresource ?? ""}`.trim())).toEqual([
+      "update",
+      "patch status",
+    ]);
+  });
+
+  test("null metadata leaves the node tainted, with one Warning and no write", async () => {
+    const cloud = v2Cloud();
+    cloud.override("instanceMetadata", async () => null);
+    const t = await run(cloud, [node("n1", uninitialized)]);
+    await waitFor(() => t.events(StuckReasons.metadataUnavailable).length > 0, { message: "the Warning" });
+    await t.flushEvents();
+
+    const warnings = t.events().filter((e) => e.type === "Warning");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.count ?? 1).toBe(1);
+    expect(tainted(t.node("n1"))).toBe(true);
+    expect(t.nodeWrites("n1")).toBe(0);
+  });
+
+  test("a failing lookup is retried with back-off and its Warning is not repeated on every attempt", async () => {
+    const cloud = v2Cloud();
+    let attempts = 0;
+    cloud.override("instanceMetadata", async (_ctx, n) => {
+      attempts++;
+      if (attempts <= 10) throw new InstanceNotFoundError(n.metadata?.name);
+      return metadataFor(n);
+    });
+    const t = await run(cloud, [node("n1", uninitialized)]);
+    await waitFor(
+      async () => {
+        await t.clock.advance(1_000);
+        return t.events("Synced").length === 1;
+      },
+      { message: "initialisation after ten failures" },
+    );
+    await t.flushEvents();
+
+    expect(attempts).toBe(11);
+    const warnings = t.events(StuckReasons.instanceNotFound);
+    expect(warnings).toHaveLength(1);
+    // Attempts 1, 2, 4 and 8 warn; the recorder folds the repeats into one Event's count.
+    expect(warnings[0]?.count).toBe(4);
+    expect(tainted(t.node("n1"))).toBe(false);
+  });
+
+  test("a resync or refresh of an unchanged initialised cluster writes nothing, to the API or the cloud", async () => {
+    const cloud = v2Cloud();
+    cloud.enableBulk = true;
+    cloud.existsByProviderID = true;
+    cloud.addresses = cloudAddresses;
+    const nodes = ["a", "b", "c"].map((n) =>
+      node(n, providerID(`fake://${n}`), addresses(...cloudAddresses), labels({ [Labels.zone]: "zone-a" })),
+    );
+    const t = await run(cloud, nodes);
+    const bulkCalls = () => cloud.callNames().filter((c) => c === "instance-metadata-bulk").length;
+    await waitFor(async () => (await t.processed("Nodes")) === 3 && bulkCalls() === 1, { message: "first pass" });
+
+    t.ctx.informers.forResource(Resources.nodes).resync();
+    await waitFor(async () => (await t.processed("Nodes")) === 6, { message: "the resync" });
+    await t.clock.advance(300_000);
+    await waitFor(() => bulkCalls() === 2, { message: "the second refresh" });
+
+    expect(t.client.writes({ resource: "nodes" })).toHaveLength(0);
+    expect(cloud.callNames().every((c) => c === "instance-metadata-bulk")).toBe(true);
+  });
+
+  test("the address refresh patches only the nodes whose addresses changed", async () => {
+    const cloud = v2Cloud();
+    cloud.enableBulk = true;
+    cloud.existsByProviderID = true;
+    cloud.addresses = cloudAddresses;
+    const same = node("same", providerID("fake://same"), addresses(...cloudAddresses));
+    const moved = node("moved", providerID("fake://moved"), addresses(addr("InternalIP", "10.9.9.9")));
+    const t = await run(cloud, [same, moved], { concurrentNodeStatusUpdates: 1 });
+    await waitFor(() => t.nodeWrites("moved") === 1, { message: "the status patch" });
+
+    expect(t.node("moved")?.status?.addresses).toEqual(cloudAddresses);
+    const [patch] = t.client.writes({ name: "moved" });
+    expect(patch).toMatchObject({ method: "patch", subresource: "status", patchType: "merge" });
+    expect(t.nodeWrites("same")).toBe(0);
+  });
+
+  test("copies beta labels to their GA names on initialised nodes, and leaves consistent ones alone", async () => {
+    const cloud = v2Cloud();
+    const stale = node("stale", providerID("fake://stale"), labels({ [Labels.zoneDeprecated]: "z1" }));
+    const fine = node("fine", providerID("fake://fine"), labels({ [Labels.zoneDeprecated]: "z1", [Labels.zone]: "z1" }));
+    const t = await run(cloud, [stale, fine]);
+    await waitFor(() => t.node("stale")?.metadata?.labels?.[Labels.zone] === "z1", { message: "the GA label" });
+    await waitFor(async () => (await t.processed("Nodes")) >= 3, { message: "both nodes synced" });
+
+    expect(t.nodeWrites("stale")).toBe(1);
+    expect(t.nodeWrites("fine")).toBe(0);
+  });
+
+  test("stops when the signal aborts; running_managed_controllers goes 1 then 0", async () => {
+    const t = await run(v2Cloud(), [node("n1", providerID("fake://n1"))]);
+    await waitFor(async () => (await t.gauge("cloud-node")) === 1, { message: "gauge 1" });
+    await t.stop();
+    expect(await t.gauge("cloud-node")).toBe(0);
+    h = undefined;
+  });
+});
