@@ -3,15 +3,15 @@
  * cloud and real event recorders. Waits are on conditions; the controller's own clock is driven by hand.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { Resources } from "../../kube/client-types.ts";
+import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import { Labels, Taints } from "../../kube/well-known.ts";
 import type { InstanceMetadata } from "../../providers/cloud.ts";
 import { InstanceNotFoundError } from "../../providers/errors.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { waitFor } from "../runtime/testing/fake-clock.ts";
-import { type Harness, startHarness } from "./controller-harness.ts";
 import { startCloudNodeController } from "./controller.ts";
+import { type Harness, startHarness } from "./controller-harness.ts";
 import { addr, addresses, labels, node, providerID, uninitialized } from "./node-fixtures.ts";
 import { StuckReasons } from "./stuck.ts";
 
@@ -88,6 +88,49 @@ describe("cloud-node controller", () => {
       "update",
       "patch status",
     ]);
+  });
+
+  test("a conflicting update is retried against a fresh GET of the node", async () => {
+    const cloud = v2Cloud();
+    cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
+    h = startHarness("cloud-node-controller", cloud, [node("n1", uninitialized)]);
+    const conflict = new KubeApiError("the object has been modified", { status: 409, reason: "Conflict" });
+    h.client.fail({ method: "update", resource: "nodes" }, conflict, { times: 1 });
+    const t = h;
+    await t.start(startCloudNodeController);
+    await waitFor(
+      async () => {
+        await t.clock.advance(100);
+        return t.events("Synced").length === 1;
+      },
+      { message: "initialisation after the conflict" },
+    );
+    expect(t.client.requestsMatching({ method: "update", name: "n1" })).toHaveLength(2);
+    expect(t.client.requestsMatching({ method: "get", name: "n1" })).toHaveLength(1);
+    expect(tainted(t.node("n1"))).toBe(false);
+  });
+
+  test("joins run in parallel up to the provider's declared burst at the default --concurrent-node-syncs", async () => {
+    const cloud = v2Cloud();
+    cloud.rateLimit = { qps: 1_000, burst: 4 };
+    let inFlight = 0;
+    let release: () => void = () => {};
+    const allIn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Answers only once all four lookups are in flight: one worker at a time would never get there.
+    cloud.override("instanceMetadata", async (_ctx, n) => {
+      if (++inFlight === 4) release();
+      await allIn;
+      return metadataFor(n);
+    });
+    const names = ["j1", "j2", "j3", "j4"];
+    const t = await run(
+      cloud,
+      names.map((n) => node(n, uninitialized)),
+    );
+    await waitFor(() => t.events("Synced").length === 4, { message: "four joins" });
+    expect(names.every((n) => !tainted(t.node(n)))).toBe(true);
   });
 
   test("null metadata leaves the node tainted, with one Warning and no write", async () => {
@@ -170,7 +213,11 @@ describe("cloud-node controller", () => {
   test("copies beta labels to their GA names on initialised nodes, and leaves consistent ones alone", async () => {
     const cloud = v2Cloud();
     const stale = node("stale", providerID("fake://stale"), labels({ [Labels.zoneDeprecated]: "z1" }));
-    const fine = node("fine", providerID("fake://fine"), labels({ [Labels.zoneDeprecated]: "z1", [Labels.zone]: "z1" }));
+    const fine = node(
+      "fine",
+      providerID("fake://fine"),
+      labels({ [Labels.zoneDeprecated]: "z1", [Labels.zone]: "z1" }),
+    );
     const t = await run(cloud, [stale, fine]);
     await waitFor(() => t.node("stale")?.metadata?.labels?.[Labels.zone] === "z1", { message: "the GA label" });
     await waitFor(async () => (await t.processed("Nodes")) >= 3, { message: "both nodes synced" });
