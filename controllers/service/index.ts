@@ -1,5 +1,9 @@
-/** The service (load balancer) controller's pure heart: predicates, helpers, patches, decisions and sync sequences. */
+/**
+ * The service (load balancer) controller: its runner (`startServiceController`) and its pure heart — predicates,
+ * helpers, patches, decisions and sync sequences.
+ */
 export { ServiceCache } from "./cache.ts";
+export { NO_LOAD_BALANCERS, NODE_RESYNC_MS, SERVICE_RESYNC_MS, startServiceController } from "./controller.ts";
 export {
   getLoadBalancerSourceRanges,
   getServiceHealthCheckPathPort,
