@@ -1,4 +1,4 @@
-/** The cloud-node-lifecycle controller's planner and cloud questions (spec d.2), for its runner. */
+/** The cloud-node-lifecycle controller (spec d.2): its runner, and the planner and cloud questions it uses. */
 export {
   type CloudProbe,
   getProviderID,
@@ -9,6 +9,11 @@ export {
   probeNode,
   probeNodes,
 } from "./cloud.ts";
+export {
+  CLOUD_NODE_LIFECYCLE_COMPONENT,
+  CLOUD_NODE_LIFECYCLE_METRIC_NAME,
+  startCloudNodeLifecycleController,
+} from "./controller.ts";
 export {
   addOrUpdateTaint,
   deletingNodeEvent,
