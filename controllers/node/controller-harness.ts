@@ -120,7 +120,6 @@ export function startHarness(
     node: (node) => client.peek<Node>(Resources.nodes, node),
     cached: (node) => informers.forResource<Node>(Resources.nodes).get(node),
     gauge: (controller) => sampleValue("running_managed_controllers", { name: controller }),
-    processed: async (queue) =>
-      (await sampleValue("workqueue_work_duration_seconds", { name: queue }, "_count")) ?? 0,
+    processed: async (queue) => (await sampleValue("workqueue_work_duration_seconds", { name: queue }, "_count")) ?? 0,
   };
 }
