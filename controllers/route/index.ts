@@ -1,4 +1,7 @@
-/** The route controller's pure heart: CIDRs, the reconcile planner, and one reconcile pass for a runner to call. */
+/**
+ * The route controller: its runner (`startRouteController`) and its pure heart — CIDRs, the reconcile planner, and
+ * one reconcile pass.
+ */
 export {
   type Cidr,
   CidrParseError,
@@ -8,6 +11,13 @@ export {
   parseCIDR,
   parseClusterCIDRs,
 } from "./cidr.ts";
+export {
+  RouteDeclines,
+  routeRelevantUpdate,
+  routesRateLimiter,
+  startRouteController,
+  WATCH_BASED_ROUTES_GATE,
+} from "./controller.ts";
 export {
   failedToCreateRouteEvent,
   networkConditionPatch,

@@ -19,8 +19,6 @@ import { type ServiceSyncDeps, syncNodes, syncService } from "./sync.ts";
 
 /** Upstream's `serviceSyncPeriod`: the Service informer's resync. */
 export const SERVICE_RESYNC_MS = 30_000;
-/** Upstream's `nodeSyncPeriod`; a node resync cannot enqueue anything (see `startServiceController`). */
-export const NODE_RESYNC_MS = 100_000;
 
 /** Upstream's reason for skipping the controller when the provider has no `LoadBalancer`. */
 export const NO_LOAD_BALANCERS = "the cloud provider does not support external load balancers";

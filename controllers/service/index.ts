@@ -3,7 +3,7 @@
  * helpers, patches, decisions and sync sequences.
  */
 export { ServiceCache } from "./cache.ts";
-export { NO_LOAD_BALANCERS, NODE_RESYNC_MS, SERVICE_RESYNC_MS, startServiceController } from "./controller.ts";
+export { NO_LOAD_BALANCERS, SERVICE_RESYNC_MS, startServiceController } from "./controller.ts";
 export {
   getLoadBalancerSourceRanges,
   getServiceHealthCheckPathPort,
