@@ -11,8 +11,12 @@ import { createRoutes } from "./routes.ts";
 
 export const sandboxProviderName = "sandbox";
 
-/** What the simulated cloud tolerates by default; the framework sizes its parallelism by it. */
-export const sandboxRateLimit: RateLimit = { qps: 50, burst: 100 };
+/**
+ * What the simulated cloud tolerates by default (it enforces no limit unless a fault says so); the framework sizes
+ * its parallelism by it (the node controller runs min(burst, 32) join workers) and paces its calls to it. A real
+ * provider declares its cloud's documented API limit here.
+ */
+export const sandboxRateLimit: RateLimit = { qps: 1000, burst: 200 };
 
 export interface SandboxProviderDeps {
   /** Default the global `fetch`. */
