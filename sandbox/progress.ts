@@ -23,6 +23,13 @@ export interface Progress {
 }
 
 const initialised = (n: Node) => !(n.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
+const ipsOf = (n: Node) => (n.status?.addresses ?? []).filter((a) => a.type !== "Hostname").map((a) => a.address);
+/** Where the node has a pod CIDR, the route controller has reported on it. */
+const routed = (n: Node) =>
+  (n.spec?.podCIDRs ?? []).length === 0 ||
+  (n.status?.conditions ?? []).some((c) => c.type === "NetworkUnavailable" && c.status === "False");
+/** What a user waits for: initialised, with the cloud's addresses, and routed. */
+const nodeReady = (n: Node) => initialised(n) && ipsOf(n).length > 0 && routed(n);
 const isLoadBalancer = (s: Service) => s.spec?.type === "LoadBalancer" && !s.spec.loadBalancerClass;
 const addressOf = (s: Service) =>
   (s.status?.loadBalancer?.ingress ?? [])
@@ -42,7 +49,7 @@ export function watchProgress(opts: ProgressOptions): Progress {
   const allReady = () => {
     const ns = nodes.list();
     const lbs = services.list().filter(isLoadBalancer);
-    return ns.length > 0 && ns.every(initialised) && lbs.every((s) => addressOf(s) !== "");
+    return ns.length > 0 && ns.every(nodeReady) && lbs.every((s) => addressOf(s) !== "");
   };
   const check = () => {
     if (!nodes.hasSynced() || !services.hasSynced() || !allReady()) {
@@ -52,7 +59,9 @@ export function watchProgress(opts: ProgressOptions): Progress {
     if (!announced) {
       const secs = ((now() - started) / 1000).toFixed(1);
       const lbs = services.list().filter(isLoadBalancer).length;
-      opts.print(`ready: ${nodes.list().length} nodes initialised, ${lbs} load balancer(s) with an address (${secs}s)`);
+      opts.print(
+        `ready: ${nodes.list().length} nodes initialised and routed, ${lbs} load balancer(s) with an address (${secs}s)`,
+      );
       announced = true;
     }
     for (const w of waiters) w();
@@ -67,13 +76,17 @@ export function watchProgress(opts: ProgressOptions): Progress {
       check();
     },
     onUpdate: (old, cur) => {
+      const name = cur.metadata?.name;
       if (!initialised(old) && initialised(cur)) {
         const labels = cur.metadata?.labels ?? {};
-        const ips = (cur.status?.addresses ?? []).filter((a) => a.type !== "Hostname").map((a) => a.address);
         opts.print(
-          `node ${cur.metadata?.name}: initialised ${cur.spec?.providerID ?? ""} zone=${labels[Labels.zone] ?? "?"} type=${labels[Labels.instanceType] ?? "?"} ${ips.join(",")}`,
+          `node ${name}: initialised ${cur.spec?.providerID ?? ""} zone=${labels[Labels.zone] ?? "?"} type=${labels[Labels.instanceType] ?? "?"}`,
         );
       }
+      const ips = ipsOf(cur).join(",");
+      if (ips && ips !== ipsOf(old).join(",")) opts.print(`node ${name}: addresses ${ips}`);
+      if (!routed(old) && routed(cur))
+        opts.print(`node ${name}: route for ${(cur.spec?.podCIDRs ?? []).join(",")} created`);
       const wasShut = (old.spec?.taints ?? []).some((t) => t.key === Taints.shutdown);
       const isShut = (cur.spec?.taints ?? []).some((t) => t.key === Taints.shutdown);
       if (wasShut !== isShut)
