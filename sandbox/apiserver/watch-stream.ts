@@ -32,6 +32,7 @@ export const watchResponse = (opts: WatchStreamOptions): Response => {
   let stop: (() => void) | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let headers = true;
+  let sentAny = false;
 
   const close = (): void => {
     if (closed) return;
@@ -52,6 +53,7 @@ export const watchResponse = (opts: WatchStreamOptions): Response => {
     const line = opts.renderer.watchEvent(opts.def, type, obj, opts.format, headers);
     if (type !== "BOOKMARK" && type !== "ERROR") headers = false;
     controller.enqueue(encoder.encode(line));
+    sentAny = true;
     if ((controller.desiredSize ?? 0) < -opts.maxQueuedBytes) close();
   };
 
@@ -84,6 +86,9 @@ export const watchResponse = (opts: WatchStreamOptions): Response => {
     close();
   }
   if (!closed) {
+    // Bun.serve finishes the response headers only with the first body byte; a watch with nothing to replay
+    // would leave its client waiting for headers. A blank line is whitespace to JSON stream readers.
+    if (!sentAny) controller.enqueue(encoder.encode("\n"));
     opts.signal.addEventListener("abort", close);
     if (opts.timeoutSeconds && opts.timeoutSeconds > 0) timer = setTimeout(close, opts.timeoutSeconds * 1000);
   }
