@@ -115,7 +115,7 @@ export interface WatchEvent {
 /** Reads a watch response line by line. */
 export class WatchStream {
   readonly status: number;
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> };
   readonly #abort: AbortController;
   readonly #decoder = new TextDecoder();
   #buffer = "";

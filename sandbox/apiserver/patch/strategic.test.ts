@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { Json } from "../testing.ts";
 import { PatchError } from "./json-patch.ts";
 import { mergeKeysFor } from "./merge-keys.ts";
 import { applyStrategicMergePatch } from "./strategic.ts";
@@ -6,7 +7,7 @@ import { applyStrategicMergePatch } from "./strategic.ts";
 const cond = (type: string, status = "True", extra: Record<string, unknown> = {}) => ({ type, status, ...extra });
 const taint = (key: string, effect: string, value?: string) => ({ key, effect, ...(value ? { value } : {}) });
 
-const node = () => ({
+const node = (): Json => ({
   metadata: { name: "n1", finalizers: ["a", "b"], labels: { x: "1" } },
   spec: {
     taints: [taint("t1", "NoSchedule"), taint("t1", "NoExecute"), taint("t2", "NoSchedule")],
@@ -21,8 +22,7 @@ const node = () => ({
   },
 });
 
-const patchNode = (patch: unknown) =>
-  applyStrategicMergePatch(node(), patch, mergeKeysFor("Node")) as ReturnType<typeof node>;
+const patchNode = (patch: unknown): Json => applyStrategicMergePatch(node(), patch, mergeKeysFor("Node")) as Json;
 
 describe("strategic merge patch on nodes", () => {
   test("merges status.conditions by type, keeping the others", () => {
@@ -36,7 +36,7 @@ describe("strategic merge patch on nodes", () => {
 
   test("puts a condition of a new type first, as the real server does without $setElementOrder", () => {
     const out = patchNode({ status: { conditions: [cond("NetworkUnavailable", "False")] } });
-    expect(out.status.conditions.map((c) => c.type)).toEqual([
+    expect(out.status.conditions.map((c: Json) => c.type)).toEqual([
       "NetworkUnavailable",
       "Ready",
       "MemoryPressure",
@@ -46,7 +46,7 @@ describe("strategic merge patch on nodes", () => {
 
   test("keeps server-only elements before patched ones that came after them", () => {
     const out = patchNode({ status: { conditions: [cond("DiskPressure", "True")] } });
-    expect(out.status.conditions.map((c) => c.type)).toEqual(["Ready", "MemoryPressure", "DiskPressure"]);
+    expect(out.status.conditions.map((c: Json) => c.type)).toEqual(["Ready", "MemoryPressure", "DiskPressure"]);
   });
 
   test("$setElementOrder orders the merged list", () => {
@@ -65,12 +65,12 @@ describe("strategic merge patch on nodes", () => {
 
   test("$setElementOrder alone reorders the list", () => {
     const out = patchNode({ status: { "$setElementOrder/addresses": [{ type: "Hostname" }, { type: "InternalIP" }] } });
-    expect(out.status.addresses.map((a) => a.type)).toEqual(["Hostname", "InternalIP"]);
+    expect(out.status.addresses.map((a: Json) => a.type)).toEqual(["Hostname", "InternalIP"]);
   });
 
   test("$patch: delete removes the element with that key", () => {
     const out = patchNode({ status: { conditions: [{ type: "MemoryPressure", $patch: "delete" }] } });
-    expect(out.status.conditions.map((c) => c.type)).toEqual(["Ready", "DiskPressure"]);
+    expect(out.status.conditions.map((c: Json) => c.type)).toEqual(["Ready", "DiskPressure"]);
   });
 
   test("a $patch: replace element replaces the whole list", () => {
@@ -137,8 +137,7 @@ describe("strategic merge patch on services", () => {
     },
     status: { loadBalancer: { ingress: [{ ip: "1.1.1.1" }, { ip: "2.2.2.2" }] } },
   });
-  const patchSvc = (patch: unknown) =>
-    applyStrategicMergePatch(svc(), patch, mergeKeysFor("Service")) as ReturnType<typeof svc>;
+  const patchSvc = (patch: unknown): Json => applyStrategicMergePatch(svc(), patch, mergeKeysFor("Service"));
 
   test("merges spec.ports by port", () => {
     const out = patchSvc({ spec: { ports: [{ port: 443, targetPort: 8443 }] } });
