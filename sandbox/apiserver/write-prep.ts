@@ -78,13 +78,16 @@ const specPart = (obj: Obj): JsonObject => {
 
 /**
  * The object an update of `old` with `candidate` stores. On the main resource `status` is kept from `old`; on the
- * `status` subresource only `status` is taken from `candidate`. The caller has checked name and resourceVersion.
+ * `status` subresource the spec is kept from `old` and `metadata` and `status` come from `candidate` (as the real
+ * status strategies of services and nodes do: they reset only the spec — upstream's service controller adds and
+ * removes its finalizer through `services/status`). The caller has checked name and resourceVersion.
  */
 export const prepareUpdate = (def: ResourceDef, old: Obj, candidate: Obj, subresource: "status" | undefined): Obj => {
   checkKind(def, candidate);
   let next: Obj;
   if (subresource === "status") {
     next = clone(old);
+    if (candidate.metadata !== undefined) next.metadata = candidate.metadata;
     if (candidate.status === undefined) delete next.status;
     else next.status = candidate.status;
   } else {
