@@ -74,7 +74,7 @@ describe.skipIf(!KUBECTL)(`kubectl 1.32 against the emulator${SKIP}`, () => {
           },
         ],
         addresses: [{ type: "InternalIP", address: "10.0.0.1" }],
-        nodeInfo: { kubeletVersion: "v1.32.0" } as NonNullable<Node["status"]>["nodeInfo"],
+        nodeInfo: { kubeletVersion: "v1.32.0" } as NonNullable<NonNullable<Node["status"]>["nodeInfo"]>,
       },
     });
   }, T);
