@@ -8,6 +8,28 @@ import type { Node, Service } from "../../kube/objects.ts";
 export class ServiceCache {
   readonly #services = new Map<string, Service>();
   readonly #lastSyncedNodes = new Map<string, readonly Node[]>();
+  readonly #locks = new Map<string, Promise<void>>();
+
+  /**
+   * Runs `fn` while no other `exclusive` call for the same key runs: a Service's own sync and a node-triggered
+   * host update never overlap, so an update cannot reach the cloud while that load balancer is still being made.
+   */
+  async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.#locks.get(key) ?? Promise.resolve();
+    let release = () => {};
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = before.then(() => mine);
+    this.#locks.set(key, tail);
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.#locks.get(key) === tail) this.#locks.delete(key);
+    }
+  }
 
   get(key: string): Service | undefined {
     return this.#services.get(key);

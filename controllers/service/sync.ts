@@ -67,6 +67,10 @@ const ctxOf = (deps: ServiceSyncDeps): CallContext => ({ signal: deps.signal });
  */
 export async function syncService(deps: ServiceSyncDeps, key: string): Promise<void> {
   const { namespace, name } = splitKey(key);
+  return deps.cache.exclusive(key, () => syncServiceLocked(deps, key, namespace, name));
+}
+
+async function syncServiceLocked(deps: ServiceSyncDeps, key: string, namespace: string, name: string): Promise<void> {
   let svc: Service | undefined;
   try {
     svc = await deps.getService(namespace, name);
@@ -237,6 +241,13 @@ export async function syncNodes(deps: ServiceSyncDeps, workers: number): Promise
 
 /** One Service's node sync; true when it must be retried through the service queue. */
 export async function nodeSyncService(deps: ServiceSyncDeps, svc: Service | undefined): Promise<boolean> {
+  if (!svc) return false;
+  const key = serviceKey(svc);
+  // Under the Service's lock, with its latest cached state: the Service's own sync may have changed or dropped it.
+  return deps.cache.exclusive(key, () => nodeSyncServiceLocked(deps, deps.cache.get(key)));
+}
+
+async function nodeSyncServiceLocked(deps: ServiceSyncDeps, svc: Service | undefined): Promise<boolean> {
   if (!svc || !wantsLoadBalancer(svc)) return false;
   let all: readonly Node[];
   try {
