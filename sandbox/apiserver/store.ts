@@ -9,14 +9,11 @@
 import { type ChangeType, Collection, objectKey, type StoredEvent } from "./collection.ts";
 import { toStorageForm, toViewForm } from "./events-view.ts";
 import { invalidError } from "./field-errors.ts";
-import { clone, isObject, type Obj, str } from "./json.ts";
-import { applyJsonPatch, applyMergePatch, PatchError } from "./patch/json-patch.ts";
-import { mergeKeysFor } from "./patch/merge-keys.ts";
-import { applyStrategicMergePatch } from "./patch/strategic.ts";
+import { isObject, type Obj, str } from "./json.ts";
+import { applyPatch, type PatchType } from "./patch/apply.ts";
 import { RESOURCES, type ResourceDef, resolveResource } from "./resources.ts";
 import { ServiceAllocator } from "./service-allocator.ts";
 import {
-  ApiError,
   alreadyExists,
   badRequest,
   conflict,
@@ -29,7 +26,7 @@ import { formatTime } from "./times.ts";
 import { WatchHub } from "./watch-hub.ts";
 import { bumpGeneration, changed, prepareCreate, prepareUpdate, type WriteContext } from "./write-prep.ts";
 
-export type PatchType = "json" | "merge" | "strategic";
+export type { PatchType };
 export type ResourceLike = { readonly group: string; readonly plural: string };
 
 export interface WriteOptions {
@@ -159,21 +156,7 @@ export class ObjectStore {
   patch(ref: ResourceLike, name: string, type: PatchType, patch: unknown, opts: WriteOptions): Obj {
     const def = this.#writable(ref);
     const stored = this.#stored(def, name, this.namespaceFor(def, opts.namespace));
-    const view = toViewForm(def, stored);
-    let patched: unknown;
-    try {
-      if (type === "json") patched = applyJsonPatch(view, patch);
-      else if (type === "merge") patched = applyMergePatch(view, patch);
-      else patched = applyStrategicMergePatch(view, patch, mergeKeysFor(def.kind));
-    } catch (err) {
-      if (!(err instanceof PatchError)) throw err;
-      if (err.malformed) throw badRequest(err.message);
-      throw new ApiError(422, "Invalid", err.message, {
-        causes: [{ reason: "FieldValueInvalid", message: err.message, field: "patch" }],
-      });
-    }
-    if (!isObject(patched)) throw badRequest("the patch must leave an object");
-    const candidate = clone(patched) as Obj;
+    const candidate = applyPatch(toViewForm(def, stored), def.kind, type, patch);
     const rv = str(candidate.metadata?.resourceVersion);
     if (rv && rv !== stored.metadata?.resourceVersion) throw staleConflict(def, name);
     return this.#update(def, stored, candidate, opts);
