@@ -45,3 +45,20 @@ function textReporter(write: (line: string) => void): ConsolaReporter {
     },
   };
 }
+
+/**
+ * A logger that, once `signal` has aborted, reports errors and warnings at debug level: a controller's calls
+ * that fail because it is being stopped are expected, not news. Before the abort it is `logger` unchanged.
+ */
+export function quietAfterAbort(logger: ConsolaInstance, signal: AbortSignal): ConsolaInstance {
+  const reporters = logger.options.reporters.map(
+    (r): ConsolaReporter => ({
+      log(entry, ctx) {
+        if (!signal.aborted || entry.level > 1) return r.log(entry, ctx);
+        if (ctx.options.level < 4) return;
+        r.log({ ...entry, type: "debug", level: 4, args: [...entry.args, "(while stopping)"] }, ctx);
+      },
+    }),
+  );
+  return logger.create({ reporters });
+}

@@ -20,6 +20,7 @@ import { createInformerFactory } from "../kube/informer-factory.ts";
 import { loadTransport } from "../kube/transport.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import type { RunManager } from "./command.ts";
+import { quietAfterAbort } from "./logger.ts";
 import type { Options } from "./options.ts";
 
 export type Starters = Readonly<Record<ControllerName, StartController>>;
@@ -189,7 +190,7 @@ async function runControllers(t: TermInput): Promise<number> {
       metrics,
       registry: t.registry,
       clock: t.clock,
-      logger: logger.withTag(name),
+      logger: quietAfterAbort(logger.withTag(name), signal),
       options: controllerOptions(t.options),
       signal,
     };
