@@ -117,6 +117,18 @@ describe("list", () => {
     expect(r.body.rows[0].object.kind).toBe("PartialObjectMetadata");
   });
 
+  test("metadata-only lists for metadata informers", async () => {
+    const r = await api.get("/api/v1/namespaces/sel/configmaps?labelSelector=env%3Dprod", {
+      accept: "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json",
+    });
+    expect(r.body.kind).toBe("PartialObjectMetadataList");
+    expect(r.body.items[0]).toEqual({
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: expect.objectContaining({ name: "a" }),
+    });
+  });
+
   test("a protobuf-only Accept is 406", async () => {
     expect((await api.get("/api/v1/nodes", { accept: "application/vnd.kubernetes.protobuf" })).status).toBe(406);
   });
@@ -144,6 +156,17 @@ describe("watch", () => {
     const w = await openWatch(server.url, "/api/v1/namespaces/sel/configmaps?watch=1");
     const first = [await w.next(), await w.next(), await w.next()];
     expect(first.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED a", "ADDED b", "ADDED c"]);
+    w.close();
+  });
+
+  test("watch-list (sendInitialEvents) ends the initial state with a marked bookmark", async () => {
+    const w = await openWatch(
+      server.url,
+      "/api/v1/namespaces/sel/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan",
+    );
+    const got = [await w.next(), await w.next(), await w.next(), await w.next()];
+    expect(got.map((e) => e.type)).toEqual(["ADDED", "ADDED", "ADDED", "BOOKMARK"]);
+    expect(got[3]!.object.metadata.annotations).toEqual({ "k8s.io/initial-events-end": "true" });
     w.close();
   });
 
