@@ -1,0 +1,202 @@
+/**
+ * The container image's premise, proven without a container engine: the root that deploy/container/Containerfile's
+ * COPY lines make (test/deploy-containerfile.ts lays it out) is enough for the executable to start, talk to a
+ * Kubernetes API over TLS with in-cluster credentials, and serve /healthz — chrooted into that root as user 65532,
+ * as PID 1 of its own PID namespace, with /proc mounted as a container runtime mounts it.
+ *
+ * What a pod adds at run time is added here the same way: the service-account folder, a cloud-config file, the
+ * KUBERNETES_SERVICE_* variables, /proc. The API server (kube/testdata's) and the simulated cloud run outside the
+ * root, on loopback, which the chroot shares.
+ *
+ * Needs root, chroot and unshare (util-linux); skips with the reason in its name otherwise.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FakeApiServer } from "../kube/testdata/fake-apiserver.ts";
+import { createTestPki } from "../kube/testdata/pki.ts";
+import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { CONTAINERFILE, hostImageArch, imageFiles, layOut, parseContainerfile } from "./deploy-containerfile.ts";
+import { executablesDir } from "./support/executables.ts";
+
+const EXE = "/usr/local/bin/cloud-controller-manager";
+const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+function whyNot(): string | undefined {
+  if (process.getuid?.() !== 0) return "needs root (chroot, mount namespaces)";
+  for (const tool of ["chroot", "unshare", "mount"]) {
+    if (!Bun.which(tool, { PATH })) return `${tool} is not installed (apt-get install -y coreutils util-linux mount)`;
+  }
+  const probe = Bun.spawnSync(["unshare", "--fork", "--pid", "--mount", "true"], { env: { PATH } });
+  if (probe.exitCode !== 0) return `unshare cannot make PID and mount namespaces here: ${probe.stderr.toString()}`;
+  return undefined;
+}
+const reason = whyNot();
+const testHere = (name: string, fn: () => Promise<void>, timeout?: number) =>
+  test.skipIf(reason !== undefined)(reason ? `${name} [skipped: ${reason}]` : name, fn, timeout);
+
+let root = "";
+let work = "";
+
+beforeAll(async () => {
+  if (reason) return;
+  const cf = parseContainerfile(await readFile(CONTAINERFILE, "utf8"));
+  root = await mkdtemp(join(tmpdir(), "ccm-chroot-"));
+  work = await mkdtemp(join(tmpdir(), "ccm-chroot-work-"));
+  await layOut(root, imageFiles(cf, hostImageArch(), await executablesDir()));
+  await mkdir(join(root, "proc"), { mode: 0o555 });
+}, 300_000);
+
+afterAll(async () => {
+  for (const dir of [root, work]) if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * Starts the executable in the root: a new PID and mount namespace (so the /proc mount goes away with it), /proc
+ * mounted with `procOptions`, then chroot as 65532:65532. The returned `pid` is the executable's (PID 1 inside).
+ */
+function startInRoot(args: string[], env: Record<string, string>, procOptions = "nosuid,nodev,noexec") {
+  const script = `mount -t proc -o ${procOptions} proc "$0/proc" && exec chroot --userspec=65532:65532 "$0" ${EXE} "$@"`;
+  const proc = Bun.spawn(
+    ["unshare", "--fork", "--pid", "--mount", "--kill-child=SIGKILL", "sh", "-c", script, root, ...args],
+    {
+      env: { PATH, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  const output = { text: "" };
+  const decoder = new TextDecoder();
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s) output.text += decoder.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([drain(proc.stdout), drain(proc.stderr)]);
+  /** The forked child of unshare, which becomes the executable through exec. */
+  const childPid = async (): Promise<number | undefined> => {
+    const text = await readFile(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").catch(() => "");
+    return Number(text.trim().split(/\s+/)[0]) || undefined;
+  };
+  const exited = proc.exited.then(async (code) => {
+    await drained;
+    return code;
+  });
+  return { proc, output, childPid, exited };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, alive: () => boolean): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (!alive()) throw new Error(`the executable exited while waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(100);
+  }
+}
+
+describe("the image's root, chrooted", () => {
+  testHere("runs --version and --help as user 65532 with nothing but the image's files", async () => {
+    const version = startInRoot(["--version"], {});
+    expect({ code: await version.exited, output: version.output.text }).toEqual({
+      code: 0,
+      output: expect.stringMatching(/^cloud-controller-manager v\S+\n$/),
+    });
+    const help = startInRoot(["--help"], {});
+    expect(await help.exited).toBe(0);
+    expect(help.output.text).toContain("--secure-port");
+  });
+
+  const servingCases = [
+    { proc: "nosuid,nodev,noexec", as: "as a container runtime mounts it" },
+    { proc: "subset=pid,hidepid=invisible", as: "limited to processes, as the systemd unit's ProcSubset=pid" },
+  ];
+  for (const c of servingCases) {
+    testHere(
+      `serves /healthz and reaches the API in-cluster with /proc ${c.as}`,
+      async () => {
+        const pki = createTestPki(await mkdtemp(join(work, "pki-")));
+        const api = await FakeApiServer.start({
+          tls: { cert: pki.serverCert, key: pki.serverKey },
+          tokens: ["sa-token"],
+        });
+        const cloud = startSimulatedCloud({ token: "cloud-token" });
+        // What the kubelet and a ConfigMap volume would put into the container.
+        await mkdir(join(root, SA_DIR), { recursive: true, mode: 0o755 });
+        await writeFile(join(root, SA_DIR, "token"), "sa-token", { mode: 0o644 });
+        await writeFile(join(root, SA_DIR, "ca.crt"), pki.caCert, { mode: 0o644 });
+        await writeFile(join(root, SA_DIR, "namespace"), "kube-system", { mode: 0o644 });
+        await mkdir(join(root, "etc", "kubernetes"), { recursive: true, mode: 0o755 });
+        await writeFile(join(root, "etc", "kubernetes", "cloud.yaml"), `url: ${cloud.url}\ntoken: cloud-token\n`, {
+          mode: 0o644,
+        });
+        const port = await freePort();
+        const ccm = startInRoot(
+          [
+            "--cloud-provider=sandbox",
+            "--cloud-config=/etc/kubernetes/cloud.yaml",
+            "--leader-elect=false",
+            "--bind-address=127.0.0.1",
+            `--secure-port=${port}`,
+          ],
+          { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: new URL(api.url).port },
+          c.proc,
+        );
+        let running = true;
+        void ccm.exited.then(() => {
+          running = false;
+        });
+        try {
+          const url = `https://127.0.0.1:${port}`;
+          const insecure = { tls: { rejectUnauthorized: false } };
+          const healthz = await waitFor(
+            "/healthz",
+            async () => {
+              const r = await fetch(`${url}/healthz`, insecure);
+              return r.status === 200 ? await r.text() : undefined;
+            },
+            () => running,
+          );
+          expect(healthz).toBe("ok");
+          // The informers' first list, authenticated with the service-account token, over TLS checked against
+          // the service-account CA: in-cluster configuration works from inside the root.
+          await waitFor(
+            "a list of nodes",
+            async () =>
+              api.requests.find((r) => r.path === "/api/v1/nodes" && r.headers.authorization === "Bearer sa-token"),
+            () => running,
+          );
+          expect([401, 403]).toContain((await fetch(`${url}/metrics`, insecure)).status);
+
+          const pid = await ccm.childPid();
+          expect(pid).toBeDefined();
+          process.kill(pid as number, "SIGTERM");
+          expect({ code: await ccm.exited, output: ccm.output.text }).toEqual({
+            code: 0,
+            output: expect.stringContaining("stopped"),
+          });
+        } catch (err) {
+          throw new Error(`${(err as Error).message}\n--- output ---\n${ccm.output.text}`, { cause: err });
+        } finally {
+          ccm.proc.kill("SIGKILL");
+          await ccm.exited;
+          await api.close();
+          await cloud.stop();
+          await rm(join(root, "var"), { recursive: true, force: true });
+          await rm(join(root, "etc", "kubernetes"), { recursive: true, force: true });
+        }
+      },
+      180_000,
+    );
+  }
+});
