@@ -48,9 +48,6 @@ export const metaOf = (obj: Obj): JsonObject => {
 
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-export const nameOf = (obj: Obj): string => str(obj.metadata?.name) ?? "";
-export const namespaceOf = (obj: Obj): string => str(obj.metadata?.namespace) ?? "";
-
 /** The value at a dotted path (`spec.nodeName`), or undefined. */
 export const getPath = (obj: unknown, path: string): unknown => {
   let cur: unknown = obj;

@@ -53,27 +53,34 @@ export class ApiError extends Error {
   }
 }
 
-export const statusBody = (code: number, reason: string, message: string, details?: StatusDetails): StatusBody => {
-  const body: StatusBody = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
+const statusBody = (code: number, reason: string, message: string, details?: StatusDetails): StatusBody => {
+  let ordered: StatusDetails | undefined;
   if (details) {
-    // Re-ordered so the JSON matches the real server's field order; empty group is omitted like Go's omitempty.
+    // The real server's field order; empty strings are left out like Go's omitempty.
     const { name, group, kind, uid, causes, retryAfterSeconds } = details;
-    const ordered: Record<string, unknown> = {};
-    if (name !== undefined && name !== "") ordered.name = name;
-    if (group) ordered.group = group;
-    if (kind !== undefined && kind !== "") ordered.kind = kind;
-    if (uid !== undefined) ordered.uid = uid;
-    if (causes?.length) ordered.causes = causes;
-    if (retryAfterSeconds !== undefined) ordered.retryAfterSeconds = retryAfterSeconds;
-    body.details = ordered as StatusDetails;
+    ordered = {
+      ...(name ? { name } : {}),
+      ...(group ? { group } : {}),
+      ...(kind ? { kind } : {}),
+      ...(uid !== undefined ? { uid } : {}),
+      ...(causes?.length ? { causes } : {}),
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    };
   }
-  // `code` goes last, as in the real encoding.
-  const { code: c, ...rest } = body;
-  return { ...rest, code: c };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+    ...(ordered ? { details: ordered } : {}),
+    code,
+  };
 };
 
 /** `nodes` or `leases.coordination.k8s.io`. */
-export const qualifiedResource = (gr: GroupResource): string => (gr.group ? `${gr.plural}.${gr.group}` : gr.plural);
+const qualifiedResource = (gr: GroupResource): string => (gr.group ? `${gr.plural}.${gr.group}` : gr.plural);
 
 const grDetails = (gr: GroupResource, name: string): StatusDetails => ({ name, group: gr.group, kind: gr.plural });
 
@@ -127,7 +134,7 @@ export const notAcceptable = (): ApiError =>
 export const unauthorized = (): ApiError => new ApiError(401, "Unauthorized", "Unauthorized");
 
 /** The reason and default message the real server uses for a bare HTTP status (fault injection uses these). */
-export const reasonForCode = (code: number): { reason: string; message: string } => {
+const reasonForCode = (code: number): { reason: string; message: string } => {
   switch (code) {
     case 400:
       return { reason: "BadRequest", message: "the server rejected our request for an unknown reason" };

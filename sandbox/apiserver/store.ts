@@ -64,7 +64,7 @@ const randomSuffix = (): string =>
   Array.from({ length: 5 }, () => SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)]).join("");
 
 const PROTECTED_NAMESPACES = ["default", "kube-system", "kube-public"];
-export const INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+const INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 const NAMESPACES = resolveResource({ group: "", plural: "namespaces" });
 const primaryDefs = new Map(RESOURCES.filter((d) => d.storage === d.id).map((d) => [d.storage, d]));
 

@@ -79,9 +79,6 @@ export const normalizeTime = (value: string, kind: TimeKind): string | undefined
 /** Formats a clock reading as a `Time` (whole seconds, UTC). */
 export const formatTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
-/** Formats a clock reading as a `MicroTime` (six digits, UTC). */
-export const formatMicroTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-
 const visit = (node: unknown, parts: string[], fix: (holder: JsonObject, key: string) => void): void => {
   if (!isObject(node) || parts.length === 0) return;
   const [head, ...rest] = parts as [string, ...string[]];
