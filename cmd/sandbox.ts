@@ -52,7 +52,7 @@ export const sandboxCommand: Subcommand = (env) =>
       "exit-when-ready": { type: "boolean", default: false, description: "stop once every node and Service is ready" },
       v: { type: "string", default: "0", description: "log verbosity for the controllers" },
     },
-    run: async ({ args, rawArgs }) => {
+    run: async ({ args }) => {
       const print = (line: string) => process.stdout.write(`${line}\n`);
       const errors: string[] = [];
       const known = new Set(["nodes", "services", "controllers", "dir", "port", "exit-when-ready", "v", "_"]);

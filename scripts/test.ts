@@ -32,7 +32,8 @@ const built = await check("build of the host executables", () =>
 );
 
 const extra = process.argv.slice(2);
-const proc = Bun.spawn([process.execPath, "test", ...extra], {
+// A slow, busy CI machine: a generous per-test timeout; tests wait on conditions, never on sleeps.
+const proc = Bun.spawn([process.execPath, "test", "--timeout=120000", ...extra], {
   cwd: ROOT,
   env: { ...process.env, ...(built ? { CCM_TEST_BIN_DIR: testBin } : {}) },
   stdout: "inherit",

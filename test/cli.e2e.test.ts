@@ -1,11 +1,14 @@
 /** The compiled executables as an operator first meets them: from another folder, no node_modules beside them. */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FLAGS } from "../cmd/flags.ts";
 import { discoverProviders } from "../scripts/build.ts";
 import { executable, executablesDir, runExecutable } from "./support/executables.ts";
+
+// End-to-end tests start executables; a slow, busy machine needs room.
+setDefaultTimeout(120_000);
 
 let allInOne: string;
 beforeAll(async () => {

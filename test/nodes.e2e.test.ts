@@ -2,11 +2,14 @@
  * Issue 5 end to end: the compiled all-in-one runs the sandbox without controllers, a second compiled process
  * runs them with operator flags, and machines are changed through the simulated cloud's REST API.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Resources } from "../kube/client-types.ts";
 import type { Node } from "../kube/objects.ts";
 import { Labels, Taints } from "../kube/well-known.ts";
 import { type RunningProcess, type Sandbox, startSandbox, waitFor } from "./support/sandbox.ts";
+
+// End-to-end tests start executables; a slow, busy machine needs room.
+setDefaultTimeout(120_000);
 
 const hasTaint = (n: Node | undefined, key: string) => (n?.spec?.taints ?? []).some((t) => t.key === key);
 const ready = (n: Node | undefined) => n?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";

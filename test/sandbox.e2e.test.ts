@@ -1,7 +1,10 @@
 /** Issue 4 as a newcomer meets it: the compiled all-in-one's `sandbox` shows nodes initialised and an address. */
-import { expect, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { executable } from "./support/executables.ts";
 import { spawnCollecting, waitFor } from "./support/sandbox.ts";
+
+// End-to-end tests start executables; a slow, busy machine needs room.
+setDefaultTimeout(120_000);
 
 test("the sandbox command initialises its nodes and gives the Service an external address, then stops cleanly", async () => {
   const run = spawnCollecting([await executable(), "sandbox", "--nodes=3", "--exit-when-ready"]);
@@ -9,7 +12,12 @@ test("the sandbox command initialises its nodes and gives the Service an externa
   if (code === "timeout") run.proc.kill("SIGKILL");
   const out = run.output();
   expect(code).toBe(0);
-  for (const line of ["Kubernetes API:  http://127.0.0.1:", "kubeconfig:", "cloud-config:", "watch it:        kubectl"]) {
+  for (const line of [
+    "Kubernetes API:  http://127.0.0.1:",
+    "kubeconfig:",
+    "cloud-config:",
+    "watch it:        kubectl",
+  ]) {
     expect(out).toContain(line);
   }
   for (const n of [1, 2, 3]) {
