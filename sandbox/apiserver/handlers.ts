@@ -89,9 +89,8 @@ export const handleResource = async (
   const { def, name } = route;
   const watch = route.watchPath || (req.method === "GET" && (q.get("watch") === "true" || q.get("watch") === "1"));
   const verb = verbOf(req, route, watch);
-  if (!def.verbs.includes(verb) && !(route.subresource && ["get", "update", "patch"].includes(verb))) {
-    throw methodNotAllowed();
-  }
+  const allowed = route.subresource ? ["get", "update", "patch"] : def.verbs;
+  if (!allowed.includes(verb)) throw methodNotAllowed();
   const resource = route.subresource ? `${def.plural}/${route.subresource}` : def.plural;
   const decision = ctx.auth.authorize({
     user: user.user,

@@ -143,6 +143,10 @@ export class ObjectStore {
     const ns = this.namespaceFor(def, opts.namespace, body);
     const name = str(body.metadata?.name) ?? "";
     if (!name) throw badRequest("name is required for an update");
+    const bodyNs = str(body.metadata?.namespace);
+    if (def.namespaced && bodyNs && bodyNs !== ns) {
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
     const stored = this.collection(def).items.get(objectKey(ns, name));
     if (!stored) {
       if (def.allowCreateOnUpdate && !opts.subresource) return this.create(def, body, opts);

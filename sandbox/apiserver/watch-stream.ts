@@ -20,7 +20,6 @@ export interface WatchStreamOptions {
   readonly gone: "event" | "http";
   /** Registers the listener (delivering initial events synchronously); returns the stop function. */
   readonly start: (listener: WatchListener) => () => void;
-  readonly onClose?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -45,7 +44,6 @@ export const watchResponse = (opts: WatchStreamOptions): Response => {
     } catch {
       // already closed or errored by the client going away
     }
-    opts.onClose?.();
   };
 
   const send = (type: WatchEventType, obj: Obj): void => {
