@@ -1,0 +1,155 @@
+/**
+ * The provider kit end to end, as an author meets it: in a copy of the tree, `bun run new-provider` makes a provider
+ * that passes biome and tsc as generated, builds into its own executable, and runs the conformance suite, which
+ * reports what the skeleton does not implement as skips, never as passes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { discoverProviders } from "../scripts/build.ts";
+import { hostSuffix, type Ran, runExecutable } from "./support/executables.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const name = `kit-${crypto.randomUUID().slice(0, 6)}`;
+let temp: string;
+let copy: string;
+let scaffolded: Ran;
+let allBefore: string;
+
+const skipped = ["node_modules", "dist", "build", ".cache", ".git"];
+
+/** The files of the tree: tracked and untracked-but-not-ignored when git knows it, else a walk. */
+async function treeFiles(root: string): Promise<string[]> {
+  const git = Bun.spawnSync(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root });
+  if (git.exitCode === 0) {
+    return git.stdout
+      .toString()
+      .split("\0")
+      .filter((f) => f !== "" && existsSync(join(root, f)));
+  }
+  const out: string[] = [];
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    const path = relative(root, join(entry.parentPath, entry.name));
+    if (entry.isFile() && !skipped.some((s) => path === s || path.startsWith(`${s}/`))) out.push(path);
+  }
+  return out;
+}
+
+/** Run a command in the copy to completion. */
+async function run(cmd: string[]): Promise<Ran> {
+  const proc = Bun.spawn(cmd, { cwd: copy, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+const bun = process.execPath;
+const bin = (tool: string) => join(ROOT, "node_modules", ".bin", tool);
+const imports = (allTs: string) => [...allTs.matchAll(/import "\.\/([a-z0-9-]+)\/index\.ts";/g)].map((m) => m[1]);
+
+beforeAll(async () => {
+  temp = await mkdtemp(join(tmpdir(), "ccm-new-provider-"));
+  copy = join(temp, "tree");
+  for (const file of await treeFiles(ROOT)) {
+    await mkdir(dirname(join(copy, file)), { recursive: true });
+    await copyFile(join(ROOT, file), join(copy, file));
+  }
+  await symlink(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
+  allBefore = await readFile(join(copy, "providers", "all.ts"), "utf8");
+  scaffolded = await run([bun, "run", "new-provider", name]);
+}, 120_000);
+
+afterAll(async () => {
+  if (temp) await rm(temp, { recursive: true, force: true });
+});
+
+describe(`bun run new-provider ${name}`, () => {
+  test("creates the standard files and adds the provider to providers/all.ts", async () => {
+    expect(scaffolded.stderr).not.toContain("error:");
+    expect(scaffolded.code).toBe(0);
+    const files = [
+      "index.ts",
+      "provider.ts",
+      "config.ts",
+      "config.test.ts",
+      "provider-id.ts",
+      "provider-id.test.ts",
+      "instances.ts",
+      "api/client.ts",
+      "api/memory.ts",
+      "conformance.test.ts",
+      "README.md",
+    ];
+    for (const f of files) expect(existsSync(join(copy, "providers", name, f))).toBe(true);
+    const allAfter = await readFile(join(copy, "providers", "all.ts"), "utf8");
+    expect(imports(allAfter).sort()).toEqual([...imports(allBefore), name].sort());
+    const found = (await discoverProviders(copy)).find((p) => p.name === name);
+    expect(found).toEqual({ name, shippable: true });
+  });
+
+  test.each([
+    [name, "already exists"],
+    ["Bad_Name", "use lower-case letters, digits and inner dashes"],
+    ["9lives", "must start with a letter"],
+  ])("refuses %p (%s) and changes nothing", async (bad, message) => {
+    const before = await readFile(join(copy, "providers", "all.ts"), "utf8");
+    const r = await run([bun, "scripts/new-provider.ts", bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(message);
+    expect(await readFile(join(copy, "providers", "all.ts"), "utf8")).toBe(before);
+  });
+
+  test("the generated code passes biome and tsc as generated", async () => {
+    const lint = await run([bin("biome"), "check", `providers/${name}`, "providers/all.ts"]);
+    expect(lint.stdout + lint.stderr).not.toContain("×");
+    expect(lint.code).toBe(0);
+    const config = { extends: "./tsconfig.json", include: [`providers/${name}`, "providers/all.ts"] };
+    await writeFile(join(copy, "tsconfig.new-provider.json"), JSON.stringify(config));
+    const types = await run([bin("tsc"), "--noEmit", "-p", "tsconfig.new-provider.json"]);
+    expect(types.stdout + types.stderr).toBe("");
+    expect(types.code).toBe(0);
+  }, 120_000);
+
+  test(`builds ${name}-cloud-controller-manager, which answers --version and --help`, async () => {
+    const out = join(temp, "out");
+    const build = await run([
+      bun,
+      "scripts/build.ts",
+      `--target=${hostSuffix}`,
+      `--provider=${name}`,
+      "--no-all-in-one",
+      `--outdir=${out}`,
+      "--version=v0.0.0-kit",
+    ]);
+    expect(build.stderr).toBe("");
+    expect(build.code).toBe(0);
+    const exe = join(out, `${name}-cloud-controller-manager-${hostSuffix}`);
+    const version = await runExecutable(exe, ["--version"]);
+    expect(version.stdout.trim()).toBe(`${name}-cloud-controller-manager v0.0.0-kit`);
+    const help = await runExecutable(exe, ["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain(`${name}-cloud-controller-manager [flags]`);
+    expect(help.stdout).toContain("--cloud-config");
+  }, 180_000);
+
+  test("its tests pass, and the conformance suite reports what the skeleton does not offer as skips", async () => {
+    const r = await run([bun, "test", `providers/${name}`]);
+    const text = r.stdout + r.stderr;
+    expect(text).toMatch(/^\s*0 fail$/m);
+    expect(r.code).toBe(0);
+    const suite = `${name} conformance`;
+    for (const id of ["instancesV2/running", "instancesV2/deleted", "instancesV2.bulk/consistent"]) {
+      expect(text).toContain(`(pass) ${suite} > ${id.split("/")[0]} > ${id}: `);
+    }
+    const notOffered = ["loadBalancer/ensure", "routes/dual-stack", "rateLimit/shape", "instances/running"];
+    for (const id of notOffered) {
+      expect(text).toMatch(new RegExp(`\\(skip\\) ${suite} > [^>]+ > ${id}: .* — skipped: capability not offered`));
+    }
+    expect(Number(/^\s*(\d+) skip$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(notOffered.length);
+  }, 120_000);
+});
