@@ -3,7 +3,7 @@
  * kubelets), and tests start the controllers as separate compiled processes with the flags an operator would use.
  * Tests read and change the cluster through our client, and the cloud through its REST API (docs/sandbox.md).
  */
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, readlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -14,6 +14,52 @@ import { loadTransport } from "../../kube/transport.ts";
 import { executable } from "./executables.ts";
 
 export { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
+
+/**
+ * `waitFor` for conditions that cost an HTTP round trip or a list: checked every `everyMs` (default 100), so a
+ * poll does not compete with the processes under test for a busy machine's two cores.
+ */
+export async function poll(
+  condition: () => boolean | Promise<boolean>,
+  {
+    timeoutMs = 30_000,
+    everyMs = 100,
+    message = "condition",
+  }: { timeoutMs?: number; everyMs?: number; message?: string } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${message}`);
+    await Bun.sleep(everyMs);
+  }
+}
+
+export interface ManagerOptions {
+  /** Run `<provider>-cloud-controller-manager` instead of the all-in-one with `--cloud-provider=sandbox`. */
+  readonly provider?: string;
+  /** `--cluster-cidr` (default the sandbox's 10.128.0.0/9); `""` leaves the flag out. */
+  readonly clusterCIDR?: string;
+}
+
+/** The command line of a controller manager against a sandbox's files, with operator flags (plus `extra`). */
+export async function managerCommand(
+  files: { cloudConfig: string; kubeconfig: string },
+  extra: string[] = [],
+  { provider, clusterCIDR = "10.128.0.0/9" }: ManagerOptions = {},
+): Promise<string[]> {
+  return [
+    await executable(provider),
+    ...(provider ? [] : ["--cloud-provider=sandbox"]),
+    `--cloud-config=${files.cloudConfig}`,
+    `--kubeconfig=${files.kubeconfig}`,
+    ...(clusterCIDR === "" ? [] : [`--cluster-cidr=${clusterCIDR}`]),
+    "--secure-port=0",
+    "--leader-elect=false",
+    "--node-monitor-period=1s",
+    "--route-reconciliation-period=1s",
+    ...extra,
+  ];
+}
 
 export interface RunningProcess {
   readonly proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -41,6 +87,58 @@ export function spawnCollecting(cmd: string[], env: Record<string, string> = {})
   return { proc, output: () => out, exited: proc.exited };
 }
 
+/**
+ * Start the controllers as a compiled process with the operator flags the e2e tests share (no serving, no leader
+ * election, 1s periods), then `extra`; a later flag overrides an earlier one. The caller kills it.
+ */
+export async function spawnManager(
+  where: { kubeconfig: string; cloudConfig: string; provider?: string | undefined },
+  extra: string[] = [],
+): Promise<RunningProcess> {
+  return spawnCollecting([
+    await executable(where.provider),
+    ...(where.provider ? [] : ["--cloud-provider=sandbox"]),
+    `--cloud-config=${where.cloudConfig}`,
+    `--kubeconfig=${where.kubeconfig}`,
+    "--cluster-cidr=10.128.0.0/9",
+    "--secure-port=0",
+    "--leader-elect=false",
+    "--node-monitor-period=1s",
+    "--route-reconciliation-period=1s",
+    ...extra,
+  ]);
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (another process may still take it). */
+export function freePort(): number {
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = server.port;
+  server.stop(true);
+  return port;
+}
+
+/**
+ * TCP ports a process listens on (Linux: its socket descriptors matched against /proc/net/tcp{,6} in LISTEN state).
+ */
+export async function listeningPorts(pid: number): Promise<number[]> {
+  const inodes = new Set<string>();
+  for (const fd of await readdir(`/proc/${pid}/fd`)) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => "");
+    const m = /^socket:\[(\d+)\]$/.exec(target);
+    if (m) inodes.add(m[1]!);
+  }
+  const ports: number[] = [];
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = await readFile(table, "utf8").catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // cols: sl local_address rem_address st … inode (index 9); st 0A = LISTEN.
+      if (cols[3] === "0A" && inodes.has(cols[9] ?? "")) ports.push(Number.parseInt(cols[1]!.split(":")[1]!, 16));
+    }
+  }
+  return ports;
+}
+
 export interface CloudApi {
   readonly url: string;
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
@@ -49,10 +147,11 @@ export interface CloudApi {
   loadBalancers(): Promise<
     {
       name: string;
+      serviceUID: string;
       serviceName: string;
       serviceNamespace: string;
       nodes: string[];
-      ports: { port: number }[];
+      ports: { port: number; nodePort: number }[];
       address: string;
     }[]
   >;
@@ -67,7 +166,7 @@ export interface Sandbox {
   readonly cloud: CloudApi;
   readonly process: RunningProcess;
   /** Start the controllers as their own compiled process, with operator flags (plus `extra`). */
-  startManager(extra?: string[], opts?: { provider?: string }): Promise<RunningProcess>;
+  startManager(extra?: string[], opts?: ManagerOptions): Promise<RunningProcess>;
   node(name: string): Promise<Node | undefined>;
   events(objectName: string): Promise<Event[]>;
   stop(): Promise<void>;
@@ -108,18 +207,7 @@ export async function startSandbox(
     cloud,
     process: running,
     async startManager(extra = [], { provider } = {}) {
-      const m = spawnCollecting([
-        await executable(provider),
-        ...(provider ? [] : ["--cloud-provider=sandbox"]),
-        `--cloud-config=${cloudConfig}`,
-        `--kubeconfig=${kubeconfig}`,
-        "--cluster-cidr=10.128.0.0/9",
-        "--secure-port=0",
-        "--leader-elect=false",
-        "--node-monitor-period=1s",
-        "--route-reconciliation-period=1s",
-        ...extra,
-      ]);
+      const m = await spawnManager({ kubeconfig, cloudConfig, provider }, extra);
       managers.push(m);
       return m;
     },
