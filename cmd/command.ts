@@ -30,6 +30,8 @@ export interface SubcommandEnv {
   readonly signal: AbortSignal;
   readonly build: BuildInfo;
   readonly binaryName: string;
+  /** Set in a per-provider executable. */
+  readonly presetProvider: string | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: each citty command is generic over its own args
@@ -62,6 +64,7 @@ export async function runCli(input: CliInput): Promise<number> {
       signal: input.signal,
       build: input.build,
       binaryName: input.binaryName,
+      presetProvider: input.presetProvider,
     });
     let code = 0;
     const wrapped = defineCommand({
@@ -89,7 +92,9 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
   const parsed = parseArgv(input.argv);
   if (parsed.values.has("help") && parsed.values.get("help") !== "false") {
     const subcommands = Object.entries(input.subcommands ?? {}).map(([name, make]) => {
-      const meta = make({ ...input, runManager: input.runManager }).meta as { description?: string } | undefined;
+      const meta = make({ ...input, presetProvider: input.presetProvider }).meta as
+        | { description?: string }
+        | undefined;
       return { name, description: String(meta?.description ?? "") };
     });
     stdout(`${renderHelp({ binaryName: input.binaryName, presetProvider: input.presetProvider, subcommands })}\n`);

@@ -147,6 +147,13 @@ export const Resources = {
     namespaced: false,
     kind: "TokenReview",
   },
+  selfSubjectAccessReviews: {
+    group: "authorization.k8s.io",
+    version: "v1",
+    plural: "selfsubjectaccessreviews",
+    namespaced: false,
+    kind: "SelfSubjectAccessReview",
+  },
   subjectAccessReviews: {
     group: "authorization.k8s.io",
     version: "v1",

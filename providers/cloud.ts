@@ -57,6 +57,12 @@ export interface CloudProvider {
   readonly clusters?: Clusters | undefined;
 
   /**
+   * A cheap read that proves the configuration and credentials work (e.g. list one machine). Used by the
+   * `doctor` command; throws an error whose message says what is wrong. Optional.
+   */
+  verifyAccess?(ctx: CallContext): Promise<void>;
+
+  /**
    * The rate the provider's API tolerates, for the framework to size its parallelism (e.g. how many node joins
    * may run at once). Absent ⇒ the framework's defaults apply.
    */

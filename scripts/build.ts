@@ -79,12 +79,9 @@ function entrySource(providers: readonly string[], main: Record<string, unknown>
     ...providers.map((p) => `import ${rel(`providers/${p}/index.ts`)};`),
     `import { main } from ${rel("cmd/entry.ts")};`,
   ];
-  if (allInOne) {
-    lines.push(`import { allInOneSubcommands } from ${rel("cmd/subcommands.ts")};`);
-    lines.push(`await main({ ...${JSON.stringify(main)}, subcommands: allInOneSubcommands });`);
-  } else {
-    lines.push(`await main(${JSON.stringify(main)});`);
-  }
+  const subcommands = allInOne ? "allInOneSubcommands" : "providerSubcommands";
+  lines.push(`import { ${subcommands} } from ${rel("cmd/subcommands.ts")};`);
+  lines.push(`await main({ ...${JSON.stringify(main)}, subcommands: ${subcommands} });`);
   return `${lines.join("\n")}\n`;
 }
 

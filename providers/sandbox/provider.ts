@@ -1,7 +1,7 @@
 /**
  * The sandbox provider: validated config in, a `CloudProvider` over the simulated cloud's HTTP API out.
  */
-import type { CloudProvider, ProviderFactoryInput, RateLimit } from "../cloud.ts";
+import type { CallContext, CloudProvider, ProviderFactoryInput, RateLimit } from "../cloud.ts";
 import type { SandboxApi } from "./api/client.ts";
 import { SandboxHttpApi } from "./api/http.ts";
 import { parseSandboxConfig, resolveToken } from "./config.ts";
@@ -47,6 +47,10 @@ export function sandboxProvider(api: SandboxApi, options: { cluster?: string | u
     providerName: sandboxProviderName,
     // The sandbox scopes load balancers and routes by cluster name, which always has a value.
     hasClusterID: () => true,
+    // One machine listed: proves the URL, the token and the cloud's answer, at the cost of one small call.
+    verifyAccess: async (ctx: CallContext) => {
+      await api.listMachines(ctx, { page: 1, perPage: 1 });
+    },
     instancesV2: createInstances(api),
     loadBalancer: createLoadBalancers(api, options),
     routes: createRoutes(api, options),
