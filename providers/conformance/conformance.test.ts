@@ -91,6 +91,18 @@ describe("planConformance", () => {
     expect(() => planConformance({ name: "toy", skip } as never, full)).toThrow(message);
   });
 
+  test("docs/writing-a-provider.md lists exactly the checks of each capability", async () => {
+    const doc = await Bun.file(join(import.meta.dir, "..", "..", "docs", "writing-a-provider.md")).text();
+    for (const capability of capabilities) {
+      const item = new RegExp(`^- \`${capability.replace(".", "\\.")}\`: ((?:.|\n  )*)$`, "m").exec(doc);
+      const listed = [...(item?.[1] ?? "").matchAll(/`([a-z-]+)`/g)].map((m) => `${capability}/${m[1]}`);
+      const ids = conformanceChecks("toy")
+        .filter((c) => c.capability === capability)
+        .map((c) => c.id);
+      expect(listed).toEqual(ids);
+    }
+  });
+
   test("check ids are unique and start with their capability", () => {
     const ids = conformanceChecks("toy").map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
