@@ -36,9 +36,9 @@ export async function poll(
 
 export interface ManagerOptions {
   /** Run `<provider>-cloud-controller-manager` instead of the all-in-one with `--cloud-provider=sandbox`. */
-  readonly provider?: string;
+  readonly provider?: string | undefined;
   /** `--cluster-cidr` (default the sandbox's 10.128.0.0/9); `""` leaves the flag out. */
-  readonly clusterCIDR?: string;
+  readonly clusterCIDR?: string | undefined;
 }
 
 /** The command line of a controller manager against a sandbox's files, with operator flags (plus `extra`). */
@@ -92,21 +92,10 @@ export function spawnCollecting(cmd: string[], env: Record<string, string> = {})
  * election, 1s periods), then `extra`; a later flag overrides an earlier one. The caller kills it.
  */
 export async function spawnManager(
-  where: { kubeconfig: string; cloudConfig: string; provider?: string | undefined },
+  where: { kubeconfig: string; cloudConfig: string; provider?: string | undefined; clusterCIDR?: string | undefined },
   extra: string[] = [],
 ): Promise<RunningProcess> {
-  return spawnCollecting([
-    await executable(where.provider),
-    ...(where.provider ? [] : ["--cloud-provider=sandbox"]),
-    `--cloud-config=${where.cloudConfig}`,
-    `--kubeconfig=${where.kubeconfig}`,
-    "--cluster-cidr=10.128.0.0/9",
-    "--secure-port=0",
-    "--leader-elect=false",
-    "--node-monitor-period=1s",
-    "--route-reconciliation-period=1s",
-    ...extra,
-  ]);
+  return spawnCollecting(await managerCommand(where, extra, where));
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (another process may still take it). */
@@ -206,8 +195,8 @@ export async function startSandbox(
     client,
     cloud,
     process: running,
-    async startManager(extra = [], { provider } = {}) {
-      const m = await spawnManager({ kubeconfig, cloudConfig, provider }, extra);
+    async startManager(extra = [], opts = {}) {
+      const m = await spawnManager({ kubeconfig, cloudConfig, ...opts }, extra);
       managers.push(m);
       return m;
     },
