@@ -9,7 +9,7 @@ import { runConformance } from "../conformance/suite.ts";
 import { InstanceNotFoundError } from "../errors.ts";
 import { FakeCloud } from "./fake-cloud.ts";
 
-const global = "the fake answers existence and power state from one global field, not per machine";
+const globalAnswers = "the fake answers existence and power state from one global field, not per machine";
 
 await runConformance({
   name: "fake",
@@ -63,8 +63,8 @@ await runConformance({
     };
   },
   skip: {
-    "instancesV2/unknown-name": `${global}: while one machine runs, every name exists`,
-    "instancesV2.bulk/consistent": `${global}, and its bulk lookup throws the global metadata error once any machine is deleted`,
+    "instancesV2/unknown-name": `${globalAnswers}: while one machine runs, every name exists`,
+    "instancesV2.bulk/consistent": `${globalAnswers}, and its bulk lookup throws the global metadata error once any machine is deleted`,
     "instances/unknown-name":
       "the fake's instanceID answers an empty ID, not InstanceNotFoundError, for names it was not given",
     "loadBalancer/update-hosts":
