@@ -97,6 +97,16 @@ export class Auth {
     return review("authentication.k8s.io/v1", "TokenReview", body, spec, status);
   }
 
+  /** A SubjectAccessReview for the caller itself (what `kubectl auth can-i` and `doctor` ask). */
+  selfSubjectAccessReview(body: Obj, caller: UserInfo): Obj {
+    const spec = isObject(body.spec) ? body.spec : {};
+    const asked = this.subjectAccessReview({
+      ...body,
+      spec: { ...spec, user: caller.user, groups: [...caller.groups] },
+    });
+    return { ...asked, kind: "SelfSubjectAccessReview", spec };
+  }
+
   subjectAccessReview(body: Obj): Obj {
     const spec = isObject(body.spec) ? body.spec : {};
     const user = str(spec.user) ?? "";

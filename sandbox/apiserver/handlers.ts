@@ -163,6 +163,9 @@ export const handleResource = async (
     const body = await readObject(req);
     if (def.id === "authentication.k8s.io/tokenreviews")
       return respond(201, JSON.stringify(ctx.auth.tokenReview(body)));
+    if (def.id === "authorization.k8s.io/selfsubjectaccessreviews") {
+      return respond(201, JSON.stringify(ctx.auth.selfSubjectAccessReview(body, user)));
+    }
     if (def.id === "authorization.k8s.io/subjectaccessreviews") {
       return respond(201, JSON.stringify(ctx.auth.subjectAccessReview(body)));
     }

@@ -187,6 +187,15 @@ export const RESOURCES: readonly ResourceDef[] = [
   def({
     group: "authorization.k8s.io",
     version: "v1",
+    plural: "selfsubjectaccessreviews",
+    kind: "SelfSubjectAccessReview",
+    namespaced: false,
+    verbs: ["create"],
+    review: true,
+  }),
+  def({
+    group: "authorization.k8s.io",
+    version: "v1",
     plural: "subjectaccessreviews",
     kind: "SubjectAccessReview",
     namespaced: false,
