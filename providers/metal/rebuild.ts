@@ -1,0 +1,85 @@
+/**
+ * Rebuilding the address book from the Services at start (and at every new leadership term): the allocations
+ * live in the Services, so a restarted provider reads them back before it allocates anything.
+ *
+ * Claims are taken oldest Service first: first every Service's own record (`metal.ccm.dev/allocated-ips`), then,
+ * for load-balancer Services without one, the addresses in their `status.loadBalancer.ingress` that lie in a pool
+ * (adopting what an earlier allocator, such as kube-vip-cloud-provider, handed out and an announcer serves).
+ * A claim on an address someone else already holds, where sharing is not allowed or the ports clash, is dropped
+ * and reported: that Service gets a new address at its next sync instead of a duplicate.
+ */
+import type { Service } from "../../kube/objects.ts";
+import { Finalizers } from "../../kube/well-known.ts";
+import type { AddressBook, Holder } from "./address-book.ts";
+import { sharingConflict } from "./allocator.ts";
+import { portClaim, readRecord, serviceKey } from "./annotations.ts";
+import { canonicalIP, parseIP } from "./ip.ts";
+import { type PoolSet, poolContains } from "./pools.ts";
+
+export interface RebuildReport {
+  /** Services whose record was restored. */
+  readonly restored: number;
+  /** Services whose status addresses were adopted. */
+  readonly adopted: number;
+  /** One line per dropped claim. */
+  readonly conflicts: readonly string[];
+  /** Records left alone because no cleanup will ever release them (not a load balancer, no finalizer). */
+  readonly ignored: readonly string[];
+}
+
+/** Whether the service controller treats the Service as a load balancer of ours (spec d.3 "wants a load balancer"). */
+export const wantsLoadBalancer = (svc: Service): boolean =>
+  svc.spec?.type === "LoadBalancer" && svc.spec.loadBalancerClass === undefined;
+
+export function rebuildAllocations(book: AddressBook, pools: PoolSet, services: readonly Service[]): RebuildReport {
+  book.clear();
+  const ordered = [...services].sort(
+    (a, b) =>
+      (a.metadata?.creationTimestamp ?? "").localeCompare(b.metadata?.creationTimestamp ?? "") ||
+      serviceKey(a).localeCompare(serviceKey(b)),
+  );
+  const conflicts: string[] = [];
+  const ignored: string[] = [];
+  let restored = 0;
+  let adopted = 0;
+  const claim = (svc: Service, ips: readonly string[], how: string): boolean => {
+    const holder = holderOf(svc);
+    const kept = ips.filter((ip) => {
+      const clash = sharingConflict(book, pools, ip, holder, true);
+      if (clash) conflicts.push(`Service ${holder.key} ${how} ${ip}, but it is ${clash}`);
+      return !clash;
+    });
+    if (kept.length > 0) book.set(holder, kept);
+    return kept.length > 0;
+  };
+  for (const svc of ordered) {
+    const record = readRecord(svc);
+    if (!record) continue;
+    const cleanupPending = (svc.metadata?.finalizers ?? []).includes(Finalizers.loadBalancerCleanup);
+    if (!wantsLoadBalancer(svc) && !cleanupPending) {
+      ignored.push(`Service ${serviceKey(svc)} records ${record.join(",")} but is not a load balancer of ours`);
+      continue;
+    }
+    if (claim(svc, record, "records")) restored++;
+  }
+  for (const svc of ordered) {
+    if (!wantsLoadBalancer(svc) || readRecord(svc) || book.allocationOf(serviceKey(svc))) continue;
+    const ips = (svc.status?.loadBalancer?.ingress ?? []).flatMap((i) => {
+      const ip = i.ip ? parseIP(i.ip) : undefined;
+      return ip && [...pools.pools.values()].some((p) => poolContains(p, ip.family, ip.value))
+        ? [canonicalIP(i.ip as string) as string]
+        : [];
+    });
+    if (ips.length > 0 && claim(svc, [...new Set(ips)], "reports in its status")) adopted++;
+  }
+  return { restored, adopted, conflicts, ignored };
+}
+
+export function holderOf(svc: Service): Holder {
+  return {
+    key: serviceKey(svc),
+    uid: svc.metadata?.uid ?? "",
+    namespace: svc.metadata?.namespace ?? "default",
+    ports: portClaim(svc),
+  };
+}
