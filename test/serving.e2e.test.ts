@@ -1,0 +1,205 @@
+/**
+ * Issue 3, serving end to end: the compiled manager's HTTPS endpoint (`--secure-port`, `--bind-address`) against an
+ * API emulator started here with bearer tokens and an authorizer, so that `/metrics` is guarded by real
+ * TokenReview and SubjectAccessReview round trips. The simulated cloud runs here too, for the sandbox provider.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Authorizer } from "../sandbox/apiserver/auth.ts";
+import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { freePort, listeningPorts, type RunningProcess, spawnManager, waitFor } from "./support/sandbox.ts";
+
+const TOKENS = {
+  "manager-token": { user: "cloud-controller-manager" },
+  "reader-token": { user: "metrics-reader" },
+  "nobody-token": { user: "nobody" },
+};
+/** The manager may do anything; the reader may only GET /metrics; everyone else is denied. */
+const authorizer: Authorizer = (a) => {
+  if (a.user === "cloud-controller-manager") return { allowed: true };
+  if (a.user === "metrics-reader" && a.path === "/metrics" && a.verb === "get") return { allowed: true };
+  return { allowed: false, reason: "no rule allows it" };
+};
+const LE_FLAGS = [
+  "--leader-elect=true",
+  "--leader-elect-lease-duration=4s",
+  "--leader-elect-renew-deadline=3s",
+  "--leader-elect-retry-period=1s",
+];
+
+let dir: string;
+let api: ApiServer;
+let cloud: SimulatedCloud;
+let where: { kubeconfig: string; cloudConfig: string };
+const started: RunningProcess[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ccm-serving-e2e-"));
+  api = await startApiServer({ tokens: TOKENS, authorizer });
+  cloud = startSimulatedCloud({ token: "cloud-token" });
+  const kubeconfig = await api.writeKubeconfig(join(dir, "kubeconfig"), { user: "cloud-controller-manager" });
+  const cloudConfig = join(dir, "cloud.yaml");
+  await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: cloud-token\n`, { mode: 0o600 });
+  where = { kubeconfig, cloudConfig };
+});
+
+afterAll(async () => {
+  for (const p of started) p.proc.kill("SIGKILL");
+  await Promise.all(started.map((p) => p.exited));
+  await api?.stop();
+  await cloud?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const manager = async (extra: string[]): Promise<RunningProcess> => {
+  const p = await spawnManager(where, extra);
+  started.push(p);
+  return p;
+};
+
+/** Waits for a line in the manager's output, failing early (with the output) if it exits. */
+const waitForLine = (p: RunningProcess, line: string, timeoutMs = 60_000) =>
+  waitFor(
+    () => {
+      if (p.proc.exitCode !== null) throw new Error(`manager exited ${p.proc.exitCode}:\n${p.output()}`);
+      return p.output().includes(line);
+    },
+    { timeoutMs, message: `"${line}" from the manager:\n${p.output()}` },
+  );
+
+const get = (url: string, init: { token?: string; ca?: string } = {}) =>
+  fetch(url, {
+    keepalive: false,
+    tls: init.ca ? { ca: init.ca } : { rejectUnauthorized: false },
+    headers: init.token ? { authorization: `Bearer ${init.token}` } : {},
+  });
+
+const openssl = async (args: string[]) => {
+  const p = Bun.spawn(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  const [code, err] = await Promise.all([p.exited, new Response(p.stderr).text()]);
+  if (code !== 0) throw new Error(`openssl ${args.join(" ")}: ${err}`);
+};
+
+describe("the compiled manager's secure serving", () => {
+  let selfSigned: RunningProcess;
+  let base: string;
+  let port: number;
+
+  beforeAll(async () => {
+    port = freePort();
+    base = `https://127.0.0.1:${port}`;
+    selfSigned = await manager([`--secure-port=${port}`, "--bind-address=127.0.0.1", ...LE_FLAGS]);
+    await waitForLine(selfSigned, `serving health and metrics on ${base} (self-signed)`);
+    await waitForLine(selfSigned, 'started "node-route-controller"');
+  }, 120_000);
+
+  test("/healthz, /readyz and /livez answer ok without credentials", async () => {
+    for (const path of ["/healthz", "/readyz", "/livez"]) {
+      const response = await get(`${base}${path}`);
+      expect([path, response.status, await response.text()]).toEqual([path, 200, "ok"]);
+    }
+  });
+
+  test("the generated certificate is not trusted by default: it is self-signed", async () => {
+    await expect(fetch(`${base}/healthz`, { keepalive: false })).rejects.toThrow();
+  });
+
+  test("/healthz?verbose lists ping and leaderElection", async () => {
+    const response = await get(`${base}/healthz?verbose`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain("[+]ping ok");
+    expect(text).toContain("[+]leaderElection ok");
+    expect(text).toContain("healthz check passed");
+  });
+
+  test.each([
+    ["no token", 401, undefined],
+    ["an unknown token", 401, "made-up-token"],
+    ["a known token whose SubjectAccessReview is denied", 403, "nobody-token"],
+  ])("/metrics with %s answers %i", async (_, status, token) => {
+    const response = await get(`${base}/metrics`, token === undefined ? {} : { token });
+    expect(response.status).toBe(status);
+  });
+
+  test("/metrics with an allowed token answers Prometheus text with controller and queue metrics", async () => {
+    const response = await get(`${base}/metrics`, { token: "reader-token" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/plain");
+    const text = await response.text();
+    expect(text).toContain("# TYPE running_managed_controllers gauge");
+    expect(text).toMatch(/running_managed_controllers\{[^}]*name="cloud-node"[^}]*\} 1/);
+    expect(text).toContain("# TYPE workqueue_depth gauge");
+    expect(text).toMatch(/^workqueue_depth\{name="[^"]+"\} \d+$/m);
+  });
+
+  test("given --tls-cert-file and --tls-private-key-file, that certificate is served", async () => {
+    await openssl(
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"].concat([
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-subj",
+        "/CN=e2e test CA",
+      ]),
+    );
+    await openssl(
+      ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "tls.key", "-out", "tls.csr"].concat([
+        "-subj",
+        "/CN=127.0.0.1",
+      ]),
+    );
+    await writeFile(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+    await openssl(
+      ["x509", "-req", "-in", "tls.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial"].concat([
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+        "-out",
+        "tls.crt",
+      ]),
+    );
+    const ca = await readFile(join(dir, "ca.crt"), "utf8");
+    const filesPort = freePort();
+    const p = await manager([
+      `--secure-port=${filesPort}`,
+      "--bind-address=127.0.0.1",
+      `--tls-cert-file=${join(dir, "tls.crt")}`,
+      `--tls-private-key-file=${join(dir, "tls.key")}`,
+    ]);
+    await waitForLine(p, `serving health and metrics on https://127.0.0.1:${filesPort}`);
+    expect(p.output()).not.toContain("(self-signed)");
+    const response = await get(`https://127.0.0.1:${filesPort}/healthz?verbose`, { ca });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain("[+]ping ok");
+    expect(text).not.toContain("leaderElection"); // leader election is off in this one
+    // The generated certificate of the other manager does not verify against this CA.
+    await expect(fetch(`${base}/healthz`, { keepalive: false, tls: { ca } })).rejects.toThrow();
+    p.proc.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+  }, 90_000);
+
+  test("--secure-port=0 serves nothing", async () => {
+    expect(await listeningPorts(selfSigned.proc.pid)).toEqual([port]); // the probe sees a real listener
+    const p = await manager(["--secure-port=0", "--bind-address=127.0.0.1"]);
+    await waitForLine(p, 'started "node-route-controller"');
+    expect(await listeningPorts(p.proc.pid)).toEqual([]);
+    expect(p.output()).not.toContain("serving health and metrics");
+    p.proc.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+  }, 90_000);
+
+  test("SIGTERM: the process exits 0 and the port is closed", async () => {
+    selfSigned.proc.kill("SIGTERM");
+    const code = await Promise.race([selfSigned.exited, Bun.sleep(30_000).then(() => "still running")]);
+    expect(code).toBe(0);
+    expect(selfSigned.output()).toContain("successfully released lease kube-system/cloud-controller-manager");
+    await expect(get(`${base}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
