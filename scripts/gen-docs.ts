@@ -1,0 +1,75 @@
+/**
+ * `bun scripts/gen-docs.ts`: writes the reference pages generated from the code itself — docs/flags.md from the
+ * command's flag table and docs/metrics.md from the metrics registry — so they cannot drift (a test compares).
+ */
+import { writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { FLAGS, SECTIONS } from "../cmd/flags.ts";
+import { controllerMetrics, createMetricsRegistry, workqueueMetrics } from "../controllers/runtime/metrics.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const cell = (s: string) => s.replaceAll("|", "\\|");
+
+export function flagsReference(): string {
+  const out = [
+    "# Flags",
+    "",
+    "Generated from `cmd/flags.ts` by `bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
+    "",
+    "Every upstream `cloud-controller-manager` flag is accepted. Those marked *compatibility only* are parsed and",
+    "checked but have no effect here; the command names any that were given in one warning at start.",
+    "",
+  ];
+  for (const section of SECTIONS) {
+    const flags = FLAGS.filter((f) => f.section === section);
+    if (flags.length === 0) continue;
+    out.push(
+      `## ${section[0]?.toUpperCase()}${section.slice(1)}`,
+      "",
+      "| flag | type | default | meaning |",
+      "|---|---|---|---|",
+    );
+    for (const f of flags) {
+      const notes = [
+        f.effect === "none" ? "*compatibility only*" : "",
+        f.deprecated ? `*deprecated: ${f.deprecated}*` : "",
+      ];
+      const meaning = [f.help, ...notes.filter(Boolean)].join(" ");
+      out.push(`| \`--${f.name}\` | ${f.kind} | ${f.default === "" ? "" : `\`${f.default}\``} | ${cell(meaning)} |`);
+    }
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+export async function metricsReference(): Promise<string> {
+  const registry = createMetricsRegistry({ defaultMetrics: false });
+  controllerMetrics(registry);
+  workqueueMetrics(registry);
+  const metrics = (await registry.getMetricsAsJSON()).sort((a, b) => a.name.localeCompare(b.name));
+  const out = [
+    "# Metrics",
+    "",
+    "Generated from `controllers/runtime/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
+    "",
+    "Served at `/metrics` on `--secure-port` (Prometheus text format) to callers the API server authenticates and",
+    "authorises (`get` on the non-resource path `/metrics`); process metrics (`process_*`, `nodejs_*`) come too.",
+    "",
+    "| metric | type | help |",
+    "|---|---|---|",
+  ];
+  for (const m of metrics) out.push(`| \`${m.name}\` | ${m.type} | ${cell(m.help)} |`);
+  return `${out.join("\n")}\n`;
+}
+
+export const GENERATED = {
+  "docs/flags.md": async () => flagsReference(),
+  "docs/metrics.md": metricsReference,
+} as const;
+
+if (import.meta.main) {
+  for (const [path, make] of Object.entries(GENERATED)) {
+    await writeFile(join(ROOT, path), await make());
+    console.log(`wrote ${path}`);
+  }
+}
