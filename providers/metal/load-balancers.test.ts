@@ -55,7 +55,7 @@ describe("metal load balancers", () => {
     expect(ipsOf(await lb.ensureLoadBalancer(ctx, cluster, svc, []))).toEqual(["192.0.2.1"]);
     expect(stored(client, "web").metadata?.annotations).toEqual({
       [MetalAnnotations.allocatedIPs]: "192.0.2.1",
-      [MetalAnnotations.allocatedFor]: svc.metadata?.uid,
+      [MetalAnnotations.allocatedFor]: svc.metadata?.uid ?? "",
       [KubeVipAnnotations.loadBalancerIPs]: "192.0.2.1",
     });
     expect(await lb.getLoadBalancer(ctx, cluster, svc)).toEqual({ ingress: [{ ip: "192.0.2.1" }] });

@@ -40,7 +40,7 @@ export class NotReadyError extends Error {
   override readonly name = "NotReadyError";
 }
 
-export function createLoadBalancers(deps: LoadBalancersDeps) {
+export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
   const lock = new KeyedLock();
 
   function active(): MetalSession {
