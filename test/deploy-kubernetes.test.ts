@@ -1,0 +1,170 @@
+/**
+ * deploy/kubernetes/'s workloads (Deployment, DaemonSet) run the executable as the rest of the project expects:
+ * flags the command accepts, probes on its serving port, leader election on the Lease the Role grants, the
+ * ServiceAccount the RBAC binds, tolerations for nodes the CCM has yet to initialise; and every kustomization
+ * renders. The RBAC itself: test/deploy-kubernetes-rbac.test.ts.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { parseArgv } from "../cmd/argv.ts";
+import { buildOptions } from "../cmd/options.ts";
+
+const DIR = resolve(import.meta.dir, "..", "deploy", "kubernetes");
+
+interface Rule {
+  readonly resourceNames?: string[];
+}
+// biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field below
+type Doc = any;
+
+const yamlDocs = async (file: string): Promise<Doc[]> =>
+  (await readFile(join(DIR, file), "utf8"))
+    .split(/^---$/m)
+    .map((d) => Bun.YAML.parse(d) as Doc)
+    .filter((d) => d);
+const rbac = await yamlDocs("base/rbac.yaml");
+const serviceAccount = (await yamlDocs("base/serviceaccount.yaml"))[0];
+const workloads = [...(await yamlDocs("deployment/deployment.yaml")), ...(await yamlDocs("daemonset/daemonset.yaml"))];
+const byKind = (kind: string) => rbac.filter((d) => d.kind === kind);
+
+describe.each(workloads.map((w) => [w.kind, w] as const))("the %s", (_kind, w: Doc) => {
+  const pod = w.spec.template.spec;
+  const container = pod.containers[0];
+
+  test("runs as the ServiceAccount the RBAC binds", () => {
+    expect(pod.serviceAccountName).toBe(serviceAccount.metadata.name);
+    for (const b of rbac.filter((d) => d.kind.endsWith("Binding")))
+      expect(b.subjects).toContainEqual({
+        kind: "ServiceAccount",
+        name: pod.serviceAccountName,
+        namespace: w.metadata.namespace,
+      });
+  });
+
+  test("runs with flags the command accepts, leader election on the Lease the Role grants", () => {
+    const parsed = parseArgv(container.args);
+    expect(parsed.errors).toEqual([]);
+    const built = buildOptions(parsed.values);
+    if (!built.ok) throw new Error(built.errors.join("; "));
+    const role = byKind("Role")[0];
+    expect(built.options.leaderElection).toMatchObject({
+      enabled: true,
+      name: role.rules.find((r: Rule) => r.resourceNames)?.resourceNames[0],
+      namespace: role.metadata.namespace,
+    });
+    expect(container.args).toContain("--cloud-config=/etc/kubernetes/cloud-config/cloud.yaml");
+    expect(container.volumeMounts).toContainEqual({
+      name: "cloud-config",
+      mountPath: "/etc/kubernetes/cloud-config",
+      readOnly: true,
+    });
+  });
+
+  test("probes /healthz over HTTPS on the serving port", () => {
+    const port = buildOptions(parseArgv(container.args).values);
+    const securePort = port.ok ? port.options.serving.securePort : -1;
+    for (const probe of [container.livenessProbe, container.readinessProbe]) {
+      expect(probe.httpGet).toEqual({ path: "/healthz", port: securePort, scheme: "HTTPS" });
+    }
+  });
+
+  test("uses the host network and the node's DNS, and tolerates nodes not yet initialised", () => {
+    expect(pod.hostNetwork).toBe(true);
+    expect(pod.dnsPolicy).toBe("Default");
+    const keys = pod.tolerations.map((t: Doc) => t.key);
+    for (const key of [
+      "node.cloudprovider.kubernetes.io/uninitialized",
+      "node-role.kubernetes.io/control-plane",
+      "node.kubernetes.io/not-ready",
+      "node.kubernetes.io/network-unavailable",
+    ])
+      expect(keys).toContain(key);
+  });
+
+  test("runs as non-root on a read-only root with no capabilities, and has resources set", () => {
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+    });
+    // Not toMatchObject with expect.any: in Bun 1.4.5 that writes the matcher into the object it checks.
+    const { requests, limits } = container.resources;
+    expect([typeof requests.cpu, typeof requests.memory, typeof limits.memory]).toEqual(["string", "string", "string"]);
+  });
+});
+
+test("the Deployment runs two replicas; the DaemonSet only control-plane nodes; their pods are otherwise the same", () => {
+  const [deployment, daemonset] = ["Deployment", "DaemonSet"].map((k) => workloads.find((w) => w.kind === k));
+  expect(deployment.spec.replicas).toBe(2);
+  expect(daemonset.spec.template.spec.nodeSelector).toEqual({ "node-role.kubernetes.io/control-plane": "" });
+  const { affinity: _a, ...deploymentPod } = deployment.spec.template.spec;
+  const { nodeSelector: _n, ...daemonsetPod } = daemonset.spec.template.spec;
+  expect(daemonsetPod).toEqual(deploymentPod);
+});
+
+const noKubectl = Bun.which("kubectl") ? undefined : "kubectl is not installed (it carries kustomize)";
+test.skipIf(noKubectl !== undefined)(
+  `every kustomization renders with kubectl kustomize${noKubectl ? ` [skipped: ${noKubectl}]` : ""}`,
+  () => {
+    for (const variant of ["deployment", "daemonset"]) {
+      const r = Bun.spawnSync(["kubectl", "kustomize", join(DIR, variant)], { stdout: "pipe", stderr: "pipe" });
+      expect({ variant, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ variant, code: 0, stderr: "" });
+      const docs = r.stdout
+        .toString()
+        .split(/^---$/m)
+        .map((d) => Bun.YAML.parse(d) as Doc);
+      expect(docs.map((d) => d.kind).sort()).toEqual(
+        [
+          "ClusterRole",
+          "ClusterRoleBinding",
+          "Role",
+          "RoleBinding",
+          "ServiceAccount",
+          variant === "deployment" ? "Deployment" : "DaemonSet",
+        ].sort(),
+      );
+      const workload = docs.find((d) => d.kind === "Deployment" || d.kind === "DaemonSet");
+      expect(workload.spec.template.spec.containers[0].image).toBe(
+        "registry.example.com/cloud-controller-manager:v0.1.0",
+      );
+      for (const d of docs.filter((x) => x.metadata.namespace)) expect(d.metadata.namespace).toBe("kube-system");
+    }
+  },
+);
+
+test.skipIf(noKubectl !== undefined)(
+  `every provider component renders on top of the Deployment${noKubectl ? ` [skipped: ${noKubectl}]` : ""}`,
+  async () => {
+    const providers = join(DIR, "providers");
+    for (const name of existsSync(providers) ? await readdir(providers) : []) {
+      const overlay = await mkdtemp(join(tmpdir(), "ccm-overlay-"));
+      try {
+        // kustomize takes only relative paths to other kustomizations.
+        const rel = (p: string) => relative(overlay, join(DIR, p));
+        await writeFile(
+          join(overlay, "kustomization.yaml"),
+          `resources: [${rel("deployment")}]\ncomponents: [${rel(join("providers", name))}]\n`,
+        );
+        const r = Bun.spawnSync(["kubectl", "kustomize", overlay], { stdout: "pipe", stderr: "pipe" });
+        expect({ name, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ name, code: 0, stderr: "" });
+        const names = r.stdout
+          .toString()
+          .split(/^---$/m)
+          .map((d) => Bun.YAML.parse(d) as Doc)
+          .map((d) => `${d.kind}/${d.metadata.name}`);
+        expect(names).toContain("Deployment/cloud-controller-manager");
+        expect(names.some((n) => n.endsWith(`:${name}`))).toBe(true);
+      } finally {
+        await rm(overlay, { recursive: true, force: true });
+      }
+    }
+  },
+);
