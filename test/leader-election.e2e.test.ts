@@ -9,7 +9,9 @@
  * Handover times are measured from the signal to the Lease naming a new holder and printed. They are bounded by the
  * algorithm plus a generous slack for a busy machine: after `kill -9` the standby must first see the last renewal
  * (its attempts are a retry period × (1 + up to 1.2 jitter) apart), wait a lease duration, then try again — with
- * 4s/1s up to about 8.4s, typically lease + retry.
+ * 4s/1s up to about 8.4s, typically lease + retry. After SIGTERM the lease is released at once, and the standby
+ * takes it at its next attempt: within 2.2s with a 1s retry period. (With the default 2s period that is up to 4.4s,
+ * so "within 3 seconds" holds here only because the test shortens the period; measured by hand: 2.1–4.2s.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isNotFound, Resources } from "../kube/client-types.ts";
@@ -128,12 +130,13 @@ describe("leader election between compiled managers", () => {
       message: `the new standby to see ${id}:\n${standby.output()}`,
     });
     const start = performance.now();
+    const exitedAfter = leader.exited.then(() => performance.now() - start);
     leader.proc.kill("SIGTERM");
     const ms = await timeUntilNewHolder(id, start);
     console.log(`SIGTERM handover: ${Math.round(ms)}ms (bound 3000ms)`);
     expect(ms).toBeLessThanOrEqual(3_000 + TERM_SLACK_MS);
     const code = await exitWithin(leader, 30_000);
-    console.log(`SIGTERMed leader exited ${code} after ${Math.round(performance.now() - start)}ms`);
+    console.log(`SIGTERMed leader exited ${code} ${Math.round(await exitedAfter)}ms after the signal`);
     expect(code).toBe(0);
     expect(leader.output()).toContain("successfully released lease kube-system/cloud-controller-manager");
     await waitFor(() => standby.output().includes("became leader"), {
