@@ -1,0 +1,205 @@
+/**
+ * Issue 6 under faults: the API emulator, the simulated cloud and the kubelets run in this process so the test can
+ * turn their faults on and off; only the controller manager runs as the compiled executable. While 30 % of cloud
+ * calls fail, the cloud rate-limits with Retry-After and watches are dropped or expired every second or so, the
+ * test creates 100 LoadBalancer Services, deletes 40 of them and kills the manager with SIGKILL twice (restarting
+ * it each time). Then the faults stop, and the same manager must converge to exactly one load balancer per
+ * remaining Service, with its address as the Service's ingress, and none for the deleted ones.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createConsola } from "consola";
+import { createKubeClient } from "../kube/client.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import type { Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
+import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import { createMachines } from "../sandbox/cloud/fixtures.ts";
+import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { startKubelets } from "../sandbox/kubelets.ts";
+import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/sandbox.ts";
+
+const SERVICES = 100;
+const LABEL = "e2e-faults";
+const ns = { namespace: "default" };
+const names = Array.from({ length: SERVICES }, (_, i) => `svc-${String(i).padStart(3, "0")}`);
+/** 40 of the 100, spread over the whole range. */
+const doomed = new Set(names.filter((_, i) => i % 5 < 2));
+
+const quiet = createConsola({ level: -999 });
+const stopAll = new AbortController();
+let api: ApiServer;
+let cloud: SimulatedCloud;
+let client: KubeClient;
+let files: { kubeconfig: string; cloudConfig: string };
+let kubeletsDone: Promise<void> = Promise.resolve();
+const managers: RunningProcess[] = [];
+const manager = () => managers[managers.length - 1] as RunningProcess;
+
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), "ccm-faults-"));
+  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
+  const token = randomBytes(16).toString("hex");
+  cloud = startSimulatedCloud({ token });
+  files = { kubeconfig: join(dir, "kubeconfig"), cloudConfig: join(dir, "cloud.yaml") };
+  await api.writeKubeconfig(files.kubeconfig);
+  await writeFile(files.cloudConfig, `url: ${cloud.url}\ntoken: ${token}\n`, { mode: 0o600 });
+  client = createKubeClient(loadTransport({ kubeconfig: files.kubeconfig }), { qps: 0, burst: 0, userAgent: "e2e" });
+  createMachines(cloud.state, 3);
+  const kubelets = startKubelets({
+    client,
+    cloud: cloud.state,
+    logger: quiet,
+    assignPodCIDRs: true,
+    signal: stopAll.signal,
+  });
+  kubeletsDone = kubelets.done;
+  await kubelets.registered;
+}, 60_000);
+
+afterAll(async () => {
+  for (const m of managers) m.proc.kill("SIGKILL");
+  await Promise.all(managers.map((m) => m.exited));
+  stopAll.abort();
+  await kubeletsDone;
+  await cloud?.stop();
+  await api?.stop();
+});
+
+async function startManager(): Promise<void> {
+  const cmd = await managerCommand(files, ["--controllers=service,cloud-node", "--concurrent-service-syncs=5"]);
+  managers.push(spawnCollecting(cmd));
+}
+
+async function killManager(): Promise<void> {
+  manager().proc.kill("SIGKILL");
+  expect(await manager().exited).not.toBe(0);
+}
+
+const lbService = (name: string): Service => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name, namespace: "default", labels: { app: LABEL } },
+  spec: {
+    type: "LoadBalancer",
+    selector: { app: name },
+    ports: [{ name: "http", port: 80, targetPort: 8080, protocol: "TCP" }],
+  },
+});
+
+const services = async () =>
+  (await client.list<Service>(Resources.services, { ...ns, labelSelector: `app=${LABEL}` })).items;
+
+/** What the cluster and the cloud look like now, and everything that is not yet as it must end. */
+async function survey(uids: ReadonlyMap<string, string>) {
+  const lbs = cloud.state.listLoadBalancers();
+  const svcs = await services();
+  const byUID = new Map<string, number>();
+  for (const lb of lbs) byUID.set(lb.serviceUID, (byUID.get(lb.serviceUID) ?? 0) + 1);
+  const problems: string[] = [];
+  for (const name of names) {
+    const uid = uids.get(name) ?? "";
+    const svc = svcs.find((s) => s.metadata?.name === name);
+    const count = byUID.get(uid) ?? 0;
+    if (doomed.has(name)) {
+      if (svc) problems.push(`${name}: deleted but still present`);
+      if (count > 0) problems.push(`${name}: deleted but ${count} load balancer(s) left`);
+      continue;
+    }
+    if (count !== 1) problems.push(`${name}: ${count} load balancers`);
+    const lb = lbs.find((l) => l.serviceUID === uid);
+    const ingress = svc?.status?.loadBalancer?.ingress ?? [];
+    if (!lb || ingress.length !== 1 || ingress[0]?.ip !== lb.address) {
+      problems.push(`${name}: ingress ${JSON.stringify(ingress)}, load balancer address ${lb?.address}`);
+    }
+  }
+  const known = new Set(uids.values());
+  for (const lb of lbs) if (!known.has(lb.serviceUID)) problems.push(`load balancer ${lb.name} of no known Service`);
+  const served = svcs.filter((s) => (s.status?.loadBalancer?.ingress ?? []).length > 0).length;
+  return { lbs, svcs, served, problems };
+}
+
+/** Drops every open watch about every 1.2s; each third time the watches are expired instead (410, re-list). */
+function churnWatches(): { stop(): void; dropped: () => number } {
+  let ticks = 0;
+  let dropped = 0;
+  const timer = setInterval(() => {
+    ticks++;
+    dropped += ticks % 3 === 0 ? api.faults.expireWatches() : api.faults.dropWatches();
+  }, 1_200);
+  return { stop: () => clearInterval(timer), dropped: () => dropped };
+}
+
+test("under cloud errors, rate limiting, dropped watches and two SIGKILLs: one load balancer per Service, none leaked", async () => {
+  const tail = () => manager().output().slice(-4000);
+  cloud.faults.set({ errorRate: 0.3, rateLimit: { qps: 20, burst: 10 } });
+  const watches = churnWatches();
+  await startManager();
+
+  const uids = new Map<string, string>();
+  for (const name of names) {
+    const created = await client.create<Service>(Resources.services, lbService(name), ns);
+    uids.set(name, created.metadata?.uid ?? "");
+  }
+
+  // Kill 1: a third of the load balancers exist, others are mid-ensure.
+  await poll(() => cloud.state.listLoadBalancers().length >= 30, {
+    timeoutMs: 90_000,
+    everyMs: 50,
+    message: `30 load balancers; manager said:\n${tail()}`,
+  });
+  await killManager();
+  await startManager();
+
+  // Delete 40 once most Services are served; kill 2 while those deletions are under way.
+  await poll(async () => (await survey(uids)).served >= 60, {
+    timeoutMs: 120_000,
+    everyMs: 250,
+    message: `60 Services with an ingress; manager said:\n${tail()}`,
+  });
+  for (const name of doomed) await client.delete(Resources.services, name, ns);
+  const doomedUIDs = new Set([...doomed].map((n) => uids.get(n)));
+  const doomedLBs = () => cloud.state.listLoadBalancers().filter((lb) => doomedUIDs.has(lb.serviceUID)).length;
+  const before = doomedLBs();
+  await poll(() => doomedLBs() <= before - Math.min(10, Math.ceil(before / 2)), {
+    timeoutMs: 90_000,
+    everyMs: 50,
+    message: `some of the deleted Services' load balancers gone; manager said:\n${tail()}`,
+  });
+  await killManager();
+  await startManager();
+
+  // Faults stay on a while after the restart, then stop; the same process must bring everything in line.
+  await poll(async () => (await survey(uids)).problems.length <= 20, {
+    timeoutMs: 120_000,
+    everyMs: 250,
+    message: `all but 20 Services settled under faults; manager said:\n${tail()}`,
+  });
+  const failed = cloud.calls.snapshot().failed;
+  cloud.faults.reset();
+  watches.stop();
+
+  let last = await survey(uids);
+  await poll(
+    async () => {
+      last = await survey(uids);
+      return last.problems.length === 0;
+    },
+    { timeoutMs: 240_000, everyMs: 500, message: "convergence" },
+  ).catch((err) => {
+    throw new Error(`${(err as Error).message}: ${last.problems.join("; ")}\nmanager said:\n${tail()}`);
+  });
+
+  expect(last.lbs).toHaveLength(SERVICES - doomed.size);
+  expect(last.svcs.map((s) => s.metadata?.name).sort()).toEqual(names.filter((n) => !doomed.has(n)));
+  expect(manager().proc.exitCode).toBeNull();
+  // The faults did happen: failed cloud calls, 429s retried after their delay, 500s backed off, watches ended.
+  expect(failed).toBeGreaterThan(0);
+  const said = managers.map((m) => m.output()).join("\n");
+  expect(said).toMatch(/error syncing service .* retrying in \d+ms/);
+  expect(said).toContain("retrying with exponential backoff");
+  expect(watches.dropped()).toBeGreaterThan(0);
+}, 420_000);
