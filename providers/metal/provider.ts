@@ -1,0 +1,160 @@
+/**
+ * The metal provider: validated config in, a `CloudProvider` for clusters without a cloud API out. InstancesV2
+ * always; LoadBalancer when the cloud-config has a `loadBalancer` section (without one, another implementation such
+ * as MetalLB may own LoadBalancer Services and the service controller stays off). No routes.
+ *
+ * `initialize` (once per leadership term) starts watching the configured ConfigMaps, waits for their first read,
+ * and rebuilds the address book from every Service before the load balancers answer anything.
+ */
+import type { ConsolaInstance } from "consola";
+import { type KubeClient, Resources } from "../../kube/client-types.ts";
+import type { ConfigMap, Service } from "../../kube/objects.ts";
+import { abortableSleep, type Sleep } from "../../kube/sleep.ts";
+import type { CloudProvider, ProviderFactoryInput, ProviderRuntime, RateLimit } from "../cloud.ts";
+import { AddressBook } from "./address-book.ts";
+import { configuredPools, type MetalConfig, parseMetalConfig } from "./config.ts";
+import { type ConfigMapRef, watchConfigMap } from "./configmap-watch.ts";
+import { createInstances } from "./instances.ts";
+import { Inventory } from "./inventory.ts";
+import { describeInvalid, readInventoryConfigMap } from "./inventory-configmap.ts";
+import { parseKubeVipConfigMap } from "./kube-vip-format.ts";
+import { createLoadBalancers, type MetalSession } from "./load-balancers.ts";
+import { toMachine } from "./machine-schema.ts";
+import { emptyPoolSet, overlayPools, type PoolSet } from "./pools.ts";
+import { type Connect, tcpConnect } from "./probe.ts";
+import { formatProviderID } from "./provider-id.ts";
+import { rebuildAllocations } from "./rebuild.ts";
+
+export const metalProviderName = "metal";
+
+/**
+ * Answers come from memory, not from an API, so the framework may run many node initialisations at once; the
+ * Kubernetes writes of allocation records are paced by the Kubernetes client, not by this.
+ */
+export const metalRateLimit: RateLimit = { qps: 200, burst: 32 };
+
+export interface MetalProviderDeps {
+  /** The shutdown probe's TCP connect; default a real connection. */
+  readonly connect?: Connect;
+  /** Waits between attempts to list Services at start. */
+  readonly sleep?: Sleep;
+}
+
+/** The registered factory: every configuration problem is one `ConfigError`, thrown before anything runs. */
+export function createMetalProvider(input: ProviderFactoryInput, deps: MetalProviderDeps = {}): CloudProvider {
+  return metalProvider(parseMetalConfig(input.config, input.configSource), deps);
+}
+
+const refName = (ref: ConfigMapRef) => `${ref.namespace}/${ref.name}`;
+
+export function metalProvider(config: MetalConfig, deps: MetalProviderDeps = {}) {
+  const sleep = deps.sleep ?? abortableSleep;
+  const inventoryRef = config.inventory.configMap;
+  const inventory = new Inventory(
+    config.inventory.machines.map(({ name, ...body }) => toMachine(name, body, formatProviderID)),
+    inventoryRef && refName(inventoryRef),
+  );
+  const lbConfig = config.loadBalancer;
+  const basePools = lbConfig ? configuredPools(lbConfig) : emptyPoolSet;
+  let pools: PoolSet = basePools;
+  const book = new AddressBook();
+  let session: MetalSession | undefined;
+  let logger: ConsolaInstance | undefined;
+
+  const instancesV2 = createInstances(inventory, {
+    requireInventoryEntry: config.inventory.requireInventoryEntry,
+    deleteNodesMissingFromInventory: config.inventory.deleteNodesMissingFromInventory,
+    configMapName: inventoryRef && refName(inventoryRef),
+    shutdownProbe: config.shutdownProbe,
+    connect: deps.connect ?? tcpConnect,
+    logger: () => logger,
+  });
+  const loadBalancer = lbConfig
+    ? createLoadBalancers({
+        book,
+        pools: () => pools,
+        session: () => session,
+        kubeVipAnnotation: lbConfig.kubeVipAnnotation,
+      })
+    : undefined;
+
+  function applyInventory(cm: ConfigMap | undefined, ref: ConfigMapRef, log: ConsolaInstance): void {
+    const entries = readInventoryConfigMap(cm);
+    inventory.setConfigMap(entries);
+    if (!entries) log.warn(`inventory ConfigMap ${refName(ref)} does not exist; no node is reported missing`);
+    else {
+      for (const line of describeInvalid(`inventory ConfigMap ${refName(ref)}`, entries.invalid)) log.error(line);
+      log.info(`inventory: ${inventory.machines().length} machines`);
+    }
+  }
+
+  function applyKubeVip(cm: ConfigMap | undefined, ref: ConfigMapRef, log: ConsolaInstance): void {
+    const parsed = cm ? parseKubeVipConfigMap(cm.data ?? {}, `ConfigMap ${refName(ref)}`) : undefined;
+    pools = parsed ? overlayPools(basePools, parsed.set) : basePools;
+    for (const problem of parsed?.problems ?? []) log.error(`ConfigMap ${refName(ref)}: ${problem}`);
+    if (!cm) log.info(`kube-vip ConfigMap ${refName(ref)} does not exist; using the cloud-config's pools only`);
+  }
+
+  /** Every Service, retried with back-off until it works or the term ends. */
+  async function listServices(
+    kube: KubeClient,
+    signal: AbortSignal,
+    log: ConsolaInstance,
+  ): Promise<Service[] | undefined> {
+    for (let delay = 1000; !signal.aborted; delay = Math.min(delay * 2, 30_000)) {
+      try {
+        return (await kube.list<Service>(Resources.services, { signal })).items;
+      } catch (err) {
+        log.warn(
+          `cannot list Services to rebuild allocations (retrying in ${delay / 1000}s): ${(err as Error).message}`,
+        );
+        await sleep(delay, signal);
+      }
+    }
+    return undefined;
+  }
+
+  async function initialize(ctx: ProviderRuntime): Promise<void> {
+    session = undefined;
+    logger = ctx.logger;
+    const { kube, signal } = ctx;
+    const reads: Promise<boolean>[] = [];
+    if (inventoryRef) {
+      const log = ctx.logger.withTag("inventory");
+      const onChange = (cm: ConfigMap | undefined) => applyInventory(cm, inventoryRef, log);
+      reads.push(watchConfigMap({ kube, ref: inventoryRef, logger: log, signal, onChange }));
+    }
+    const kubeVipRef = lbConfig?.kubeVipConfigMap;
+    if (kubeVipRef) {
+      const log = ctx.logger.withTag("pools");
+      const onChange = (cm: ConfigMap | undefined) => applyKubeVip(cm, kubeVipRef, log);
+      reads.push(watchConfigMap({ kube, ref: kubeVipRef, logger: log, signal, onChange }));
+    }
+    if ((await Promise.all(reads)).includes(false) || !loadBalancer) {
+      if (!signal.aborted) session = { kube, signal, logger: ctx.logger };
+      return;
+    }
+    const services = await listServices(kube, signal, ctx.logger);
+    if (!services) return;
+    const report = rebuildAllocations(book, pools, services);
+    for (const line of [...report.conflicts, ...report.ignored]) ctx.logger.warn(line);
+    ctx.logger.info(
+      `load balancers: ${report.restored} allocations restored, ${report.adopted} adopted from status, ${book.size} Services hold addresses`,
+    );
+    session = { kube, signal, logger: ctx.logger };
+  }
+
+  return {
+    providerName: metalProviderName,
+    // Nothing here is shared between clusters, so there is no cluster ID to require.
+    hasClusterID: () => true,
+    initialize,
+    instancesV2,
+    loadBalancer,
+    rateLimit: metalRateLimit,
+    /** For tests and diagnostics: the current allocations and pools. */
+    book,
+    pools: () => pools,
+    inventory,
+  } satisfies CloudProvider & Record<string, unknown>;
+}
