@@ -134,13 +134,17 @@ export function parseCIDR(text: string): CIDR | string {
   return { family: ip.family, base: ip.value, prefix };
 }
 
-/** The addresses of a CIDR; `skipEnds` leaves out IPv4 network and broadcast (kept for /31 and /32). */
+/**
+ * The addresses of a CIDR. `skipEnds` leaves out an IPv4 network's network and broadcast addresses (kept for /31
+ * and /32) and an IPv6 network's all-zero address, the Subnet-Router anycast address (kept for /127 and /128).
+ */
 export function cidrRange(cidr: CIDR, skipEnds: boolean): IPRange {
   const bits = BITS[cidr.family];
   const last = cidr.base + (1n << BigInt(bits - cidr.prefix)) - 1n;
   if (skipEnds && cidr.family === 4 && cidr.prefix <= 30) {
     return { family: 4, start: cidr.base + 1n, end: last - 1n };
   }
+  if (skipEnds && cidr.family === 6 && cidr.prefix <= 126) return { family: 6, start: cidr.base + 1n, end: last };
   return { family: cidr.family, start: cidr.base, end: last };
 }
 

@@ -61,6 +61,13 @@ describe("metal load balancers", () => {
     expect(await lb.getLoadBalancer(ctx, cluster, svc)).toEqual({ ingress: [{ ip: "192.0.2.1" }] });
   });
 
+  test("a dual-stack Service gets one address of each family, in its family order", async () => {
+    const { lb, client } = await start();
+    const svc = create(client, "dual", { policy: "RequireDualStack", families: ["IPv6", "IPv4"] });
+    expect(ipsOf(await lb.ensureLoadBalancer(ctx, cluster, svc, []))).toEqual(["2001:db8::1", "192.0.2.1"]);
+    expect(stored(client, "dual").metadata?.annotations?.[MetalAnnotations.allocatedIPs]).toBe("2001:db8::1,192.0.2.1");
+  });
+
   test("ensure is idempotent: no second write once the Service carries the record", async () => {
     const { lb, client } = await start();
     await lb.ensureLoadBalancer(ctx, cluster, create(client, "web"), []);
