@@ -133,6 +133,17 @@ describe("metal load balancers", () => {
     expect(ipsOf(await lb.ensureLoadBalancer(ctx, cluster, create(client, "next"), []))).toEqual(["192.0.2.1"]);
   });
 
+  test("a record the book does not know still reports a load balancer, so the delete path removes it", async () => {
+    const { lb, client } = await start();
+    const uid = "uid-default-stray";
+    const annotations = { [MetalAnnotations.allocatedIPs]: "192.0.2.9", [MetalAnnotations.allocatedFor]: uid };
+    const stray = create(client, "stray", { uid, annotations, type: "ClusterIP" });
+    expect(await lb.getLoadBalancer(ctx, cluster, stray)).toEqual({ ingress: [{ ip: "192.0.2.9" }] });
+    await lb.ensureLoadBalancerDeleted(ctx, cluster, stray);
+    expect(stored(client, "stray").metadata?.annotations ?? {}).toEqual({});
+    expect(await lb.getLoadBalancer(ctx, cluster, stored(client, "stray"))).toBeUndefined();
+  });
+
   test("delete of a Service already gone from the API releases its address", async () => {
     const { lb, client } = await start();
     const web = create(client, "web");

@@ -157,11 +157,16 @@ export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
       return defaultLoadBalancerName(service);
     },
 
+    /**
+     * What the Service holds; or, when the book does not know it, what its own record names, so that the delete path
+     * still calls `ensureLoadBalancerDeleted` and the stray record is removed.
+     */
     async getLoadBalancer(_ctx, _clusterName, service) {
       active();
       const held = deps.book.allocationOf(serviceKey(service));
-      if (!held || held.holder.uid !== service.metadata?.uid) return undefined;
-      return statusOf(held.ips);
+      if (held && held.holder.uid === service.metadata?.uid) return statusOf(held.ips);
+      const recorded = readRecord(service);
+      return recorded && statusOf(recorded);
     },
 
     async ensureLoadBalancer(_ctx, _clusterName, service) {

@@ -2,8 +2,9 @@
  * Test support for the metal provider's tests: Service and Node builders with tweaks, and pools written in the
  * kube-vip format for brevity. Not imported by the provider itself.
  */
+import { expect } from "bun:test";
 import type { Node, Service } from "../../kube/objects.ts";
-import type { AddressBook } from "./address-book.ts";
+import { AddressBook } from "./address-book.ts";
 import { type AllocationPlan, planAllocation } from "./allocator.ts";
 import { familyWants, readRequest } from "./annotations.ts";
 import { parseKubeVipConfigMap } from "./kube-vip-format.ts";
@@ -94,4 +95,30 @@ export function node(
       ...(t.ready !== undefined ? { conditions: [{ type: "Ready", status: t.ready ? "True" : "False" }] } : {}),
     },
   };
+}
+
+/** One step of an allocation scenario: allocate for a Service and expect addresses or a refusal, or release one. */
+export type Step = { readonly svc: Service; readonly want: readonly string[] | RegExp } | { readonly release: string };
+
+export interface Scenario {
+  readonly name: string;
+  /** kube-vip format. */
+  readonly pools: Record<string, string>;
+  readonly steps: readonly Step[];
+}
+
+/** Runs the steps against one fresh book, labelling each expectation with its step. */
+export function runScenario(s: Scenario): void {
+  const book = new AddressBook();
+  const pools = kubeVipPools(s.pools);
+  for (const [i, step] of s.steps.entries()) {
+    if ("release" in step) {
+      book.release(step.release);
+      continue;
+    }
+    const got = outcome(allocate(book, pools, step.svc));
+    const label = `step ${i} (${step.svc.metadata?.namespace}/${step.svc.metadata?.name})`;
+    if (step.want instanceof RegExp) expect({ label, got }).toEqual({ label, got: expect.stringMatching(step.want) });
+    else expect({ label, got }).toEqual({ label, got: step.want });
+  }
 }
