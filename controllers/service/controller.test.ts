@@ -111,6 +111,19 @@ describe("startServiceController", () => {
     expect((await h.events()).map((e) => e.reason)).toContain("UpdatedLoadBalancer");
   });
 
+  test("the initial list of many nodes runs one node sync, not one per node", async () => {
+    const cloud = cloudWithBalancers();
+    const nodes = Array.from({ length: 50 }, (_, i) => node(`n${i}`));
+    const { h } = await run(cloud, { services: [service("web")], nodes });
+    await waitFor(() => ingressIP(h, "web") !== undefined, { message: "ingress written" });
+    await waitFor(async () => (await h.metric("workqueue_depth", { name: "node" })) === 0, {
+      message: "node queue drained",
+    });
+    const syncs = await h.metric("service_controller_nodesync_latency_seconds", { le: "+Inf" });
+    expect(syncs).toBeGreaterThanOrEqual(1);
+    expect(syncs).toBeLessThanOrEqual(2);
+  });
+
   test("deleting the Service deletes its load balancer, then releases the finalizer so the Service goes", async () => {
     const cloud = cloudWithBalancers();
     const { h } = await run(cloud, { services: [service("web")], nodes: [node("n1")] });

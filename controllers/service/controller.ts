@@ -24,6 +24,8 @@ export const SERVICE_RESYNC_MS = 30_000;
 export const NO_LOAD_BALANCERS = "the cloud provider does not support external load balancers";
 
 const METRIC_NAME = "service";
+/** The node queue's only key. */
+const NODE_SYNC_KEY = "nodes";
 const COMPONENT = "service-controller";
 
 /**
@@ -65,7 +67,10 @@ export const startServiceController: StartController = (ctx): StartResult => {
     logger.debug(`enqueue service ${key}: ${why}`);
     serviceQueue.add(key);
   };
-  const enqueueNode = (node: Node) => nodeQueue.add(node.metadata?.name ?? "");
+  // Every node item syncs every Service (its key is ignored), so all node events share one key: a burst of them
+  // (the initial list of N nodes) coalesces into one sync, plus one more for events that arrive while it runs.
+  // A key per node ran N full syncs back to back, O(Services × Nodes²) at start-up.
+  const enqueueNode = () => nodeQueue.add(NODE_SYNC_KEY);
   const removeHandlers = [
     services.addEventHandler({
       onAdd: (svc) => {
@@ -78,7 +83,7 @@ export const startServiceController: StartController = (ctx): StartResult => {
     nodes.addEventHandler({
       onAdd: enqueueNode,
       onUpdate: (old, cur) => {
-        if (enqueueOnNodeUpdate(old, cur) !== undefined) enqueueNode(cur);
+        if (enqueueOnNodeUpdate(old, cur) !== undefined) enqueueNode();
       },
       onDelete: enqueueNode,
     }),
