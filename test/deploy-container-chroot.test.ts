@@ -1,7 +1,8 @@
 /**
  * The container image's premise, proven without a container engine: the root that deploy/container/Containerfile's
  * COPY lines make (test/deploy-containerfile.ts lays it out) is enough for the executable to start, talk to a
- * Kubernetes API over TLS with in-cluster credentials, and serve /healthz — chrooted into that root as user 65532,
+ * Kubernetes API over TLS with in-cluster credentials, initialise a node from a cloud whose TLS certificate only
+ * the root's CA bundle vouches for, and serve /healthz — chrooted into that root as user 65532,
  * as PID 1 of its own PID namespace, with /proc mounted as a container runtime mounts it.
  *
  * What a pod adds at run time is added here the same way: the service-account folder, a cloud-config file, the
@@ -17,13 +18,32 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeApiServer } from "../kube/testdata/fake-apiserver.ts";
 import { createTestPki } from "../kube/testdata/pki.ts";
+import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
-import { CONTAINERFILE, hostImageArch, imageFiles, layOut, parseContainerfile } from "./deploy-containerfile.ts";
+import {
+  CONTAINERFILE,
+  hostImageArch,
+  imageEnv,
+  imageFiles,
+  layOut,
+  parseContainerfile,
+} from "./deploy-containerfile.ts";
 import { executablesDir } from "./support/executables.ts";
 
 const EXE = "/usr/local/bin/cloud-controller-manager";
 const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+// biome-ignore lint/suspicious/noExplicitAny: stored objects are read field by field
+type Doc = any;
+
+/** A Node as a kubelet started with --cloud-provider=external registers it. */
+const uninitializedNode = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Node",
+  metadata: { name },
+  spec: { taints: [{ key: "node.cloudprovider.kubernetes.io/uninitialized", value: "true", effect: "NoSchedule" }] },
+  status: { addresses: [{ type: "Hostname", address: name }] },
+});
 
 function whyNot(): string | undefined {
   if (process.getuid?.() !== 0) return "needs root (chroot, mount namespaces)";
@@ -40,6 +60,8 @@ const testHere = (name: string, fn: () => Promise<void>, timeout?: number) =>
 
 let root = "";
 let work = "";
+/** The image's ENV settings, which a container engine would set. */
+let env: Record<string, string> = {};
 
 beforeAll(async () => {
   if (reason) return;
@@ -47,6 +69,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "ccm-chroot-"));
   work = await mkdtemp(join(tmpdir(), "ccm-chroot-work-"));
   await layOut(root, imageFiles(cf, hostImageArch(), await executablesDir()));
+  env = imageEnv(cf, hostImageArch());
   await mkdir(join(root, "proc"), { mode: 0o555 });
 }, 300_000);
 
@@ -58,12 +81,12 @@ afterAll(async () => {
  * Starts the executable in the root: a new PID and mount namespace (so the /proc mount goes away with it), /proc
  * mounted with `procOptions`, then chroot as 65532:65532. The returned `pid` is the executable's (PID 1 inside).
  */
-function startInRoot(args: string[], env: Record<string, string>, procOptions = "nosuid,nodev,noexec") {
+function startInRoot(args: string[], extraEnv: Record<string, string>, procOptions = "nosuid,nodev,noexec") {
   const script = `mount -t proc -o ${procOptions} proc "$0/proc" && exec chroot --userspec=65532:65532 "$0" ${EXE} "$@"`;
   const proc = Bun.spawn(
     ["unshare", "--fork", "--pid", "--mount", "--kill-child=SIGKILL", "sh", "-c", script, root, ...args],
     {
-      env: { PATH, ...env },
+      env: { PATH, ...env, ...extraEnv },
       stdout: "pipe",
       stderr: "pipe",
     },
@@ -131,15 +154,40 @@ describe("the image's root, chrooted", () => {
           tokens: ["sa-token"],
         });
         const cloud = startSimulatedCloud({ token: "cloud-token" });
+        createMachines(cloud.state, 1);
+        api.store.create("/v1/nodes", uninitializedNode("node-1"));
+        // The cloud behind TLS from the test CA, which only the root's CA bundle vouches for: the image's ENV
+        // (NODE_USE_SYSTEM_CA) must make the executable trust that bundle. The bundle is what an operator would
+        // mount over the image's own.
+        const cloudTls = Bun.serve({
+          hostname: "127.0.0.1",
+          port: 0,
+          tls: { cert: pki.serverCert, key: pki.serverKey },
+          fetch: (req) => {
+            const u = new URL(req.url);
+            return fetch(`${cloud.url}${u.pathname}${u.search}`, {
+              method: req.method,
+              headers: req.headers,
+              body: req.body,
+            });
+          },
+        });
+        const bundle = join(root, "etc", "ssl", "certs", "ca-certificates.crt");
+        const imageBundle = await readFile(bundle, "utf8");
+        await writeFile(bundle, `${imageBundle}\n${pki.caCert}`);
         // What the kubelet and a ConfigMap volume would put into the container.
         await mkdir(join(root, SA_DIR), { recursive: true, mode: 0o755 });
         await writeFile(join(root, SA_DIR, "token"), "sa-token", { mode: 0o644 });
         await writeFile(join(root, SA_DIR, "ca.crt"), pki.caCert, { mode: 0o644 });
         await writeFile(join(root, SA_DIR, "namespace"), "kube-system", { mode: 0o644 });
         await mkdir(join(root, "etc", "kubernetes"), { recursive: true, mode: 0o755 });
-        await writeFile(join(root, "etc", "kubernetes", "cloud.yaml"), `url: ${cloud.url}\ntoken: cloud-token\n`, {
-          mode: 0o644,
-        });
+        await writeFile(
+          join(root, "etc", "kubernetes", "cloud.yaml"),
+          `url: https://127.0.0.1:${cloudTls.port}\ntoken: cloud-token\n`,
+          {
+            mode: 0o644,
+          },
+        );
         const port = await freePort();
         const ccm = startInRoot(
           [
@@ -177,6 +225,13 @@ describe("the image's root, chrooted", () => {
             () => running,
           );
           expect([401, 403]).toContain((await fetch(`${url}/metrics`, insecure)).status);
+          // Initialised from the cloud's answer, fetched over TLS trusted through the root's CA bundle.
+          const providerID = await waitFor(
+            "node-1 to get a provider ID",
+            async () => (api.store.get("/v1/nodes", undefined, "node-1") as Doc).spec?.providerID as string | undefined,
+            () => running,
+          );
+          expect(providerID).toStartWith("sandbox://");
 
           const pid = await ccm.childPid();
           expect(pid).toBeDefined();
@@ -188,10 +243,15 @@ describe("the image's root, chrooted", () => {
         } catch (err) {
           throw new Error(`${(err as Error).message}\n--- output ---\n${ccm.output.text}`, { cause: err });
         } finally {
+          // Directly: unshare's --kill-child does not survive chroot's change of user.
+          const left = await ccm.childPid();
+          if (left) process.kill(left, "SIGKILL");
           ccm.proc.kill("SIGKILL");
           await ccm.exited;
           await api.close();
+          await cloudTls.stop(true);
           await cloud.stop();
+          await writeFile(bundle, imageBundle);
           await rm(join(root, "var"), { recursive: true, force: true });
           await rm(join(root, "etc", "kubernetes"), { recursive: true, force: true });
         }

@@ -12,6 +12,7 @@ import {
   CONTAINERFILE,
   type Containerfile,
   hostImageArch,
+  imageEnv,
   imageFiles,
   layOut,
   listFiles,
@@ -113,6 +114,10 @@ describe("the Containerfile", () => {
     ].sort();
     expect(await listFiles(root)).toEqual(expected);
     expect(files.map((f) => f.path).sort()).toEqual(expected);
+  });
+
+  test("makes the CA bundle count: Bun trusts only its built-in roots unless NODE_USE_SYSTEM_CA is set", () => {
+    expect(imageEnv(cf, hostImageArch())).toEqual({ NODE_USE_SYSTEM_CA: "1" });
   });
 
   test("has a passwd entry for the user the image runs as", async () => {

@@ -25,6 +25,8 @@ export interface Stage {
   readonly platform: string | undefined;
   readonly copies: CopyLine[];
   readonly instructions: string[];
+  /** `ENV NAME=value` settings, in order. */
+  readonly env: [string, string][];
   user: string | undefined;
   entrypoint: string | undefined;
 }
@@ -69,6 +71,7 @@ export function parseContainerfile(text: string): Containerfile {
         platform,
         copies: [],
         instructions: [],
+        env: [],
         user: undefined,
         entrypoint: undefined,
       });
@@ -82,6 +85,12 @@ export function parseContainerfile(text: string): Containerfile {
     }
     stage.instructions.push(instruction);
     if (instruction === "USER") stage.user = rest.join(" ");
+    if (instruction === "ENV") {
+      for (const pair of rest) {
+        const [name = "", value = ""] = pair.split(/=(.*)/s);
+        stage.env.push([name, value]);
+      }
+    }
     if (instruction === "ENTRYPOINT") stage.entrypoint = rest.join(" ");
     if (instruction === "COPY") {
       const from = rest[0]?.startsWith("--from=") ? rest.shift()?.slice("--from=".length) : undefined;
@@ -113,6 +122,15 @@ export interface RootFile {
   readonly from: string;
 }
 
+/** The environment of the final image: its stages' ENV settings, down its FROM chain. */
+export function imageEnv(cf: Containerfile, arch: string): Record<string, string> {
+  const values = new Map([...cf.args, ["TARGETARCH", arch]]);
+  const byName = new Map(cf.stages.filter((s) => s.name).map((s) => [s.name as string, s]));
+  const chain: Stage[] = [];
+  for (let s = cf.stages.at(-1); s; s = byName.get(expand(s.base, values))) chain.unshift(s);
+  return Object.fromEntries(chain.flatMap((s) => s.env));
+}
+
 /** The files of the final image for `arch`, following its FROM chain down to scratch. */
 export function imageFiles(cf: Containerfile, arch: string, distDir: string): RootFile[] {
   const values = new Map([...cf.args, ["TARGETARCH", arch], ["BUILDPLATFORM", `linux/${arch}`]]);
@@ -127,7 +145,7 @@ export function imageFiles(cf: Containerfile, arch: string, distDir: string): Ro
     const parent = byName.get(base);
     if (parent) collect(parent, seen);
     else if (base !== "scratch") throw new Error(`Containerfile: the image must be built FROM scratch, found ${base}`);
-    const other = stage.instructions.filter((i) => !["ARG", "COPY", "USER", "ENTRYPOINT"].includes(i));
+    const other = stage.instructions.filter((i) => !["ARG", "COPY", "ENV", "USER", "ENTRYPOINT"].includes(i));
     if (other.length > 0) throw new Error(`Containerfile: an image stage may only COPY, found ${other.join(", ")}`);
     for (const copy of stage.copies) {
       const from = copy.from ?? "context";
