@@ -87,7 +87,7 @@ describe("the systemd unit", () => {
     expect(exec).toContain("--kubeconfig=%d/kubeconfig");
     expect(exec).toContain("--cloud-config=%d/cloud-config");
     expect(exec).not.toMatch(/token|password|secret/i);
-    expect(s.get("Environment")).toBeUndefined();
+    expect(s.get("Environment")).toEqual(["NODE_USE_SYSTEM_CA=1"]);
     for (const name of flagNames(exec)) expect(FLAGS_BY_NAME.has(name)).toBe(true);
   });
 
