@@ -83,7 +83,6 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
             lost.abort(new Error("leaderelection lost"));
           }
         },
-        onNewLeader: (id) => logger.info(`new leader elected: ${id}`),
       });
       checks.push(namedCheck("leaderElection", election.healthy, "failed election to renew leadership"));
     } else {

@@ -110,6 +110,19 @@ describe("leader election", () => {
     expect(lease()?.spec?.leaseDurationSeconds).toBe(15);
   });
 
+  test("a standby watching the lease takes it over as soon as it is released, without waiting for its retry", async () => {
+    const { clock, start, lease } = setup();
+    const a = start("a");
+    await clock.advance(0);
+    const b = start("b");
+    await clock.advance(2500); // b has looked once, found a holding, and sleeps until 4000 + jitter
+    await a.election.release();
+    for (let i = 0; i < 50 && !b.election.isLeader(); i++) await clock.advance(0);
+    expect(b.election.isLeader()).toBeTrue();
+    expect(lease()?.spec?.holderIdentity).toBe("b");
+    expect(b.events).toContain("started@2500");
+  });
+
   test("a leader whose renewals fail stops leading within the renew deadline, before its lease expires", async () => {
     const { clock, client, start, elapsed } = setup();
     const a = start("a");

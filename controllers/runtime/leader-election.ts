@@ -16,9 +16,10 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { ConsolaInstance } from "consola";
-import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
+import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
 import type { Lease } from "../../kube/objects.ts";
 import type { Now, Sleep } from "./clock.ts";
+import { watchLeaseRelease } from "./lease-watch.ts";
 import { formatMicroTime } from "./timestamps.ts";
 
 export type StopReason = "lost" | "released" | "cancelled";
@@ -147,7 +148,11 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
         observe(await client.create<Lease>(ref, body, { namespace, signal: requestSignal }), at);
         return true;
       } catch (createErr) {
-        logger.error(`error initially creating leader election record: ${(createErr as Error).message}`);
+        // Two candidates starting together both find no Lease; the one that loses the create just stands by.
+        const raced = isAlreadyExists(createErr);
+        logger[raced ? "info" : "error"](
+          `error initially creating leader election record: ${(createErr as Error).message}`,
+        );
         return false;
       }
     }
@@ -240,10 +245,27 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
   const run = async () => {
     await Promise.resolve(); // lets the caller's abort wiring below run first
     logger.info(`attempting to acquire leader lease ${desc}...`);
+    const standby = new AbortController();
+    let wake = new AbortController();
+    const watching = watchLeaseRelease({
+      client,
+      namespace,
+      name,
+      resourceVersion: () => lease?.metadata?.resourceVersion,
+      onReleased: () => wake.abort(),
+      retryMs,
+      sleep,
+      logger,
+      signal: AbortSignal.any([loop.signal, standby.signal]),
+    });
     while (!loop.signal.aborted) {
       if (await attemptWithin(renewMs)) break;
-      await sleep(retryMs * (1 + random() * JITTER_FACTOR), loop.signal);
+      await sleep(retryMs * (1 + random() * JITTER_FACTOR), AbortSignal.any([loop.signal, wake.signal]));
+      wake = new AbortController();
     }
+    // Stop watching; it ends on its own (it never rejects), and leading must not wait for it.
+    standby.abort();
+    void watching;
     if (loop.signal.aborted) return;
     startLeading();
     if (!(await renewWhileLeading())) {
