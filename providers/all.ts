@@ -3,4 +3,5 @@
  * (`bun cmd/main.ts`) use this list; a test keeps it equal to the folders under providers/.
  */
 import "./fake/index.ts";
+import "./metal/index.ts";
 import "./sandbox/index.ts";
