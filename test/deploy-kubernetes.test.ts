@@ -56,6 +56,8 @@ describe.each(workloads.map((w) => [w.kind, w] as const))("the %s", (_kind, w: D
       namespace: role.metadata.namespace,
     });
     expect(container.args).toContain("--cloud-config=/etc/kubernetes/cloud-config/cloud.yaml");
+    // docs/install.md's overlay example replaces args/0 to set the provider.
+    expect(container.args[0]).toStartWith("--cloud-provider=");
     expect(container.volumeMounts).toContainEqual({
       name: "cloud-config",
       mountPath: "/etc/kubernetes/cloud-config",
