@@ -128,7 +128,7 @@ async function checkRbac(client: KubeClient, o: Options, print: Print): Promise<
     }
     if (!review.status?.allowed) {
       const what = `${p.resource}${p.subresource ? `/${p.subresource}` : ""}${p.group ? `.${p.group}` : ""}`;
-      missing.push(`${p.verb} ${what}${p.namespace ? ` in ${p.namespace}` : ""} — needed to ${p.why}`);
+      missing.push(`${p.verb} ${what}${p.namespace ? ` in ${p.namespace}` : ""} (used for: ${p.why})`);
     }
   }
   if (missing.length === 0) {

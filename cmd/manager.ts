@@ -32,6 +32,9 @@ const API_HEALTH_WAIT_MS = 10_000;
 export function createRunManager(starters: Starters, clock: Clock = systemClock): RunManager {
   return async ({ options, provider, logger, signal }) => {
     let client: KubeClient;
+    // Leader election gets a client of its own, as upstream does: renewals must never queue behind the
+    // controllers' requests in the shared client-side rate limiter (a busy leader would lose its lease).
+    let electionClient: KubeClient;
     try {
       const transport = loadTransport({
         kubeconfig: options.kubeconfig || undefined,
@@ -42,6 +45,11 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         qps: options.kubeApiQps,
         burst: options.kubeApiBurst,
         userAgent: "cloud-controller-manager",
+      });
+      electionClient = createKubeClient(transport, {
+        qps: options.kubeApiQps,
+        burst: options.kubeApiBurst,
+        userAgent: "cloud-controller-manager/leader-election",
       });
       logger.info(`Kubernetes API at ${transport.server} (from ${transport.source})`);
     } catch (err) {
@@ -61,7 +69,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     if (options.leaderElection.enabled) {
       const le = options.leaderElection;
       election = runLeaderElection({
-        client,
+        client: electionClient,
         namespace: le.namespace,
         name: le.name,
         identity: leaderIdentity(),

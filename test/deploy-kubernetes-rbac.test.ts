@@ -233,19 +233,9 @@ describe("api-calls.json", () => {
       `${p.verb} ${callTarget(p)}${p.namespace ? ` in ${p.namespace}` : ""}`;
     const fromCalls = new Set(coreCalls.filter((c) => !c.nonResourceURL).map(key));
     const fromPermissions = new Set(wanted.map(key));
-    // Differences known when this test was written, each with why; the test fails once one is gone, so the list
-    // cannot go stale. controllers/permissions.ts is not ours to change (see the deploy report).
-    const knownOnlyInPermissions = new Map([
-      ["get /services", "listed for service-lb-controller, which reads Services from its informer"],
-    ]);
-    const knownOnlyInCalls = new Map([
-      ["watch coordination.k8s.io/leases in kube-system", "not listed; the standby's watch falls back to polling"],
-    ]);
     const onlyPermissions = [...fromPermissions].filter((k) => !fromCalls.has(k));
     const onlyCalls = [...fromCalls].filter((k) => !fromPermissions.has(k));
-    expect({ onlyPermissions, onlyCalls }).toEqual({
-      onlyPermissions: [...knownOnlyInPermissions.keys()],
-      onlyCalls: [...knownOnlyInCalls.keys()],
-    });
+    // controllers/permissions.ts reads api-calls.json, so nothing may differ.
+    expect({ onlyPermissions, onlyCalls }).toEqual({ onlyPermissions: [], onlyCalls: [] });
   });
 });

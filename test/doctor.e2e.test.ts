@@ -75,7 +75,7 @@ describe("doctor", () => {
     const r = await doctor("ccm.kubeconfig", "cloud.yaml");
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("FAIL RBAC: 1 permission(s) missing for these credentials:");
-    expect(r.stdout).toContain("- patch nodes/status — needed to write node addresses");
+    expect(r.stdout).toContain("- patch nodes/status (used for: node addresses; the NetworkUnavailable condition)");
     expect(r.stdout).toContain("fix: apply deploy/kubernetes/");
   });
 
