@@ -3,7 +3,7 @@
  * chains let the runner and `classifyStuck` tell the cases apart without matching text.
  */
 import type { InstanceMetadata } from "../../providers/cloud.ts";
-import { goQuote } from "./node-ip.ts";
+import { goQuote } from "../runtime/go-format.ts";
 
 /** `%v` of an error in upstream's messages. */
 export function errorText(err: unknown): string {

@@ -7,8 +7,9 @@
 import type { Node } from "../../kube/objects.ts";
 import { Annotations } from "../../kube/well-known.ts";
 import { findInCauseChain, InstanceNotFoundError } from "../../providers/errors.ts";
+import { goQuote } from "../runtime/go-format.ts";
 import { errorText, MissingProviderIDError } from "./errors.ts";
-import { goQuote, NodeIPNotInCloudError, NodeIPParseError } from "./node-ip.ts";
+import { NodeIPNotInCloudError, NodeIPParseError } from "./node-ip.ts";
 
 export interface NodeEventSpec {
   readonly type: "Normal" | "Warning";

@@ -6,6 +6,7 @@
 import { Resources } from "../../kube/client-types.ts";
 import { type Informer, waitForCacheSync } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
+import type { Cidr } from "../../net/cidr.ts";
 import type { Routes } from "../../providers/cloud.ts";
 import { type ControllerContext, ControllerStartError, type StartController, type StartResult } from "../context.ts";
 import { MANAGER_NAME } from "../runtime/metrics.ts";
@@ -13,7 +14,7 @@ import { bucketRateLimiter, type RateLimiter } from "../runtime/rate-limiters.ts
 import { retryOnConflict } from "../runtime/retry.ts";
 import { runWorkers, SyncResult } from "../runtime/run-workers.ts";
 import { WorkQueue } from "../runtime/workqueue.ts";
-import { type Cidr, ClusterCIDRError, parseClusterCIDRs } from "./cidr.ts";
+import { ClusterCIDRError, parseClusterCIDRs } from "./cluster-cidr.ts";
 import { networkConditionPatch } from "./plan.ts";
 import { type RouteSyncDeps, reconcileNodeRoutes } from "./sync.ts";
 

@@ -1,16 +1,8 @@
 /**
- * The route controller: its runner (`startRouteController`) and its pure heart — CIDRs, the reconcile planner, and
- * one reconcile pass.
+ * The route controller: its runner (`startRouteController`) and its pure heart — the `--cluster-cidr` flag, the
+ * reconcile planner, and one reconcile pass. CIDRs themselves live in `net/cidr.ts`.
  */
-export {
-  type Cidr,
-  CidrParseError,
-  ClusterCIDRError,
-  cidrContains,
-  formatCIDR,
-  parseCIDR,
-  parseClusterCIDRs,
-} from "./cidr.ts";
+export { ClusterCIDRError, parseClusterCIDRs } from "./cluster-cidr.ts";
 export {
   RouteDeclines,
   routeRelevantUpdate,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseClusterCIDRs } from "./cidr.ts";
+import { parseClusterCIDRs } from "./cluster-cidr.ts";
 import {
   failedToCreateRouteEvent,
   formatKubeTime,

@@ -3,7 +3,7 @@ import { createConsola } from "consola";
 import type { Node, NodeCondition, ObjectReference } from "../../kube/objects.ts";
 import type { CallContext, Route } from "../../providers/cloud.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
-import { parseClusterCIDRs } from "./cidr.ts";
+import { parseClusterCIDRs } from "./cluster-cidr.ts";
 import type { RouteEvent } from "./plan.ts";
 import { type RouteSyncDeps, reconcileNodeRoutes } from "./sync.ts";
 import { addresses, condition, internalIP, node, podCIDRs, uid } from "./test-fixtures.ts";

@@ -5,9 +5,9 @@
  */
 import type { ConsolaInstance } from "consola";
 import type { Node, NodeCondition, ObjectReference } from "../../kube/objects.ts";
+import type { Cidr } from "../../net/cidr.ts";
 import type { Route, Routes } from "../../providers/cloud.ts";
 import { wrapError } from "../../providers/errors.ts";
-import type { Cidr } from "./cidr.ts";
 import {
   failedToCreateRouteEvent,
   networkUnavailableCondition,

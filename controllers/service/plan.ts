@@ -5,7 +5,7 @@
  */
 import type { Node, Service } from "../../kube/objects.ts";
 import { findInCauseChain, RetryError } from "../../providers/errors.ts";
-import { goQuote, goStringSlice } from "../route/go-format.ts";
+import { goQuote, goStringSlice } from "../runtime/go-format.ts";
 import {
   cleanupReason,
   nodeSyncReason,

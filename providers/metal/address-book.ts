@@ -4,7 +4,7 @@
  * Synchronous on purpose: a decision and the hold it leads to happen in one turn of the event loop, so parallel
  * `ensureLoadBalancer` calls (`--concurrent-service-syncs` above 1) can never pick the same free address.
  */
-import { type Family, formatIP, type IP, parseIP } from "./ip.ts";
+import { formatIP, type IPAddress, type IPFamily, parseIPStrict } from "../../net/ip.ts";
 
 /** The ports a Service serves on its address (`TCP/80`), or `all` for a Service without ports. */
 export type PortClaim = "all" | ReadonlySet<string>;
@@ -26,7 +26,7 @@ export interface Allocation {
 export class AddressBook {
   readonly #holders = new Map<string, Holder[]>();
   readonly #byService = new Map<string, Allocation>();
-  readonly #values: Record<Family, Set<bigint>> = { 4: new Set(), 6: new Set() };
+  readonly #values: Record<IPFamily, Set<bigint>> = { 4: new Set(), 6: new Set() };
 
   allocationOf(key: string): Allocation | undefined {
     return this.#byService.get(key);
@@ -36,11 +36,11 @@ export class AddressBook {
     return this.#holders.get(ip) ?? [];
   }
 
-  isHeld(family: Family, value: bigint): boolean {
+  isHeld(family: IPFamily, value: bigint): boolean {
     return this.#values[family].has(value);
   }
 
-  heldValues(family: Family): ReadonlySet<bigint> {
+  heldValues(family: IPFamily): ReadonlySet<bigint> {
     return this.#values[family];
   }
 
@@ -63,7 +63,7 @@ export class AddressBook {
       if (list) list.push(holder);
       else {
         this.#holders.set(ip, [holder]);
-        const parsed = parseIP(ip) as IP;
+        const parsed = parseIPStrict(ip) as IPAddress;
         this.#values[parsed.family].add(parsed.value);
       }
     }
@@ -81,7 +81,7 @@ export class AddressBook {
         continue;
       }
       this.#holders.delete(ip);
-      const parsed = parseIP(ip) as IP;
+      const parsed = parseIPStrict(ip) as IPAddress;
       this.#values[parsed.family].delete(parsed.value);
     }
     return allocation;
@@ -102,4 +102,4 @@ export function portClash(a: PortClaim, b: PortClaim): string | undefined {
   return undefined;
 }
 
-export const canonical = (family: Family, value: bigint): string => formatIP({ family, value });
+export const canonical = (family: IPFamily, value: bigint): string => formatIP({ family, value });

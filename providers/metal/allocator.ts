@@ -3,9 +3,11 @@
  * its IP family policy and the pools. Pure and synchronous; the caller holds the result in the `AddressBook` in the
  * same turn. A refusal is a message written for a Warning event: it names the pool and says what is free.
  */
+
+import { familyName, formatIP, type IPFamily, parseIPStrict } from "../../net/ip.ts";
 import { type AddressBook, canonical, type Holder, portClash } from "./address-book.ts";
+import { formatRange } from "./address-ranges.ts";
 import type { AddressRequest, FamilyWants } from "./annotations.ts";
-import { type Family, familyName, formatIP, formatRange, parseIP } from "./ip.ts";
 import {
   type AddressPool,
   describeFree,
@@ -43,7 +45,7 @@ export function planAllocation(book: AddressBook, pools: PoolSet, input: Allocat
   const required = input.wants.policy === "PreferDualStack" ? [] : order;
   const out: string[] = [];
   for (const family of order) {
-    const kept = held.find((ip) => parseIP(ip)?.family === family);
+    const kept = held.find((ip) => parseIPStrict(ip)?.family === family);
     if (kept) {
       const clash = sharingConflict(book, pools, kept, holder, false);
       if (clash) return refuse(`its ports now clash on the shared address ${kept}: ${clash}; change the ports`);
@@ -64,9 +66,9 @@ export function planAllocation(book: AddressBook, pools: PoolSet, input: Allocat
 }
 
 /** Families to fill, in order. Unset `ipFamilies` follows what is held, then the pool (IPv4 first). */
-function familyOrder(wants: FamilyWants, held: readonly string[], pool: AddressPool | undefined): Family[] {
-  const heldFamilies = held.flatMap((ip) => parseIP(ip)?.family ?? []);
-  const available = pool ? poolFamilies(pool) : new Set<Family>();
+function familyOrder(wants: FamilyWants, held: readonly string[], pool: AddressPool | undefined): IPFamily[] {
+  const heldFamilies = held.flatMap((ip) => parseIPStrict(ip)?.family ?? []);
+  const available = pool ? poolFamilies(pool) : new Set<IPFamily>();
   const first = wants.families[0] ?? heldFamilies[0] ?? (available.has(4) || !available.has(6) ? 4 : 6);
   if (wants.policy === "SingleStack") return [first];
   return [first, first === 4 ? 6 : 4];
@@ -84,7 +86,7 @@ function planRequest(
   const from = `(from ${request.source})`;
   const parsed = [];
   for (const text of request.ips) {
-    const ip = parseIP(text);
+    const ip = parseIPStrict(text);
     if (!ip) return refuse(`requested address "${text}" ${from} is not an IP address`);
     parsed.push(ip);
   }
@@ -138,7 +140,7 @@ function planRequest(
     out.push(text);
   }
   const order = wants.families.length > 0 ? wants.families : families;
-  out.sort((a, b) => order.indexOf(parseIP(a)!.family) - order.indexOf(parseIP(b)!.family));
+  out.sort((a, b) => order.indexOf(parseIPStrict(a)!.family) - order.indexOf(parseIPStrict(b)!.family));
   return { ok: true, ips: out, pool };
 }
 
@@ -170,7 +172,7 @@ export function sharingConflict(
 }
 
 /** The first (or, descending, last) address of the family nobody holds. */
-function pickFree(book: AddressBook, pool: AddressPool, family: Family): string | undefined {
+function pickFree(book: AddressBook, pool: AddressPool, family: IPFamily): string | undefined {
   const ranges = pool.ranges.filter((r) => r.family === family);
   if (pool.descending) ranges.reverse();
   const usable = (v: bigint) =>
@@ -185,7 +187,7 @@ function pickFree(book: AddressBook, pool: AddressPool, family: Family): string 
   return undefined;
 }
 
-function exhausted(book: AddressBook, pool: AddressPool, family: Family, wants: FamilyWants): string {
+function exhausted(book: AddressBook, pool: AddressPool, family: IPFamily, wants: FamilyWants): string {
   const why = wants.policy === "RequireDualStack" ? " (the Service is RequireDualStack)" : "";
   return `no free ${familyName(family)} address in ${describePool(pool)}${why}: ${describeFree(pool, family, book.heldValues(family))}`;
 }

@@ -7,8 +7,8 @@
  * Service's own (a manifest copied with its annotations, a Service re-created under the same name) is ignored.
  */
 import type { Service } from "../../kube/objects.ts";
+import { canonicalIP, familyOf, type IPFamily } from "../../net/ip.ts";
 import type { PortClaim } from "./address-book.ts";
-import { canonicalIP, type Family, familyOf } from "./ip.ts";
 
 export const MetalAnnotations = {
   /** Comma-separated addresses allocated to the Service, in its family order. Written by the provider only. */
@@ -78,7 +78,7 @@ export type FamilyPolicy = "SingleStack" | "PreferDualStack" | "RequireDualStack
 export interface FamilyWants {
   readonly policy: FamilyPolicy;
   /** `spec.ipFamilies` as families, in order; empty when unset. */
-  readonly families: readonly Family[];
+  readonly families: readonly IPFamily[];
 }
 
 export function familyWants(svc: Service): FamilyWants {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "../errors.ts";
+import { formatRange } from "./address-ranges.ts";
 import { configuredPools, parseMetalConfig } from "./config.ts";
-import { formatRange } from "./ip.ts";
 import { poolFor, shareAllowed } from "./pools.ts";
 
 const source = "--cloud-config=/etc/metal.yaml";

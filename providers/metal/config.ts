@@ -21,7 +21,7 @@
 import * as v from "valibot";
 import { parseCloudConfig } from "../config.ts";
 import { ConfigError, type ConfigIssue } from "../errors.ts";
-import { parseAddressEntry } from "./ip.ts";
+import { parseAddressEntry } from "./address-ranges.ts";
 import { dnsSubdomain, machineFields, machineKeys } from "./machine-schema.ts";
 import { type AddressPool, buildPool, GLOBAL_SCOPE, type PoolSet } from "./pools.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatRange } from "./ip.ts";
+import { formatRange } from "./address-ranges.ts";
 import { parseKubeVipConfigMap } from "./kube-vip-format.ts";
 import { emptyPoolSet, overlayPools, poolFor, shareAllowed } from "./pools.ts";
 

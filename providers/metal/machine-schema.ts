@@ -19,7 +19,7 @@
  */
 import * as v from "valibot";
 import type { NodeAddress } from "../../kube/objects.ts";
-import { canonicalIP } from "./ip.ts";
+import { canonicalIP } from "../../net/ip.ts";
 
 export const addressTypes = ["InternalIP", "ExternalIP", "Hostname", "InternalDNS", "ExternalDNS"] as const;
 export type AddressType = (typeof addressTypes)[number];

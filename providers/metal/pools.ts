@@ -6,7 +6,8 @@
  * cloud-config pools of the same scope (the global scope or one namespace). A scope whose configuration is
  * unusable is "broken": Services there get an error naming the problem instead of silently falling back.
  */
-import { type Family, formatRange, type IPRange, mergeRanges, parseAddressEntry, rangeSize } from "./ip.ts";
+import type { IPFamily } from "../../net/ip.ts";
+import { formatRange, type IPRange, mergeRanges, parseAddressEntry, rangeSize } from "./address-ranges.ts";
 
 export const GLOBAL_SCOPE = "global";
 
@@ -99,11 +100,11 @@ export function buildPool(spec: PoolSpec): AddressPool | string[] {
   return { ...rest, ranges: mergeRanges(ranges) };
 }
 
-export function poolContains(pool: AddressPool, family: Family, value: bigint): boolean {
+export function poolContains(pool: AddressPool, family: IPFamily, value: bigint): boolean {
   return pool.ranges.some((r) => r.family === family && r.start <= value && value <= r.end);
 }
 
-export const poolFamilies = (pool: AddressPool): Set<Family> => new Set(pool.ranges.map((r) => r.family));
+export const poolFamilies = (pool: AddressPool): Set<IPFamily> => new Set(pool.ranges.map((r) => r.family));
 
 /** `pool "global"` or `pool for namespace "team-a"`, with its source. */
 export function describePool(pool: Pick<AddressPool, "scope" | "source">): string {
@@ -115,7 +116,7 @@ export function describePool(pool: Pick<AddressPool, "scope" | "source">): strin
  * What is free in a pool for one family, for messages: the first free stretches and the count
  * (`free: 192.0.2.5-192.0.2.9, 192.0.2.12 (6 of 16)`), or that none is. `held` are the family's taken addresses.
  */
-export function describeFree(pool: AddressPool, family: Family, held: Iterable<bigint>, maxStretches = 4): string {
+export function describeFree(pool: AddressPool, family: IPFamily, held: Iterable<bigint>, maxStretches = 4): string {
   const name = family === 4 ? "IPv4" : "IPv6";
   const ranges = pool.ranges.filter((r) => r.family === family);
   const size = ranges.reduce((n, r) => n + rangeSize(r), 0n);

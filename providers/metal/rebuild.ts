@@ -10,10 +10,10 @@
  */
 import type { Service } from "../../kube/objects.ts";
 import { Finalizers } from "../../kube/well-known.ts";
+import { canonicalIP, parseIPStrict } from "../../net/ip.ts";
 import type { AddressBook, Holder } from "./address-book.ts";
 import { sharingConflict } from "./allocator.ts";
 import { portClaim, readRecord, serviceKey } from "./annotations.ts";
-import { canonicalIP, parseIP } from "./ip.ts";
 import { type PoolSet, poolContains } from "./pools.ts";
 
 export interface RebuildReport {
@@ -65,7 +65,7 @@ export function rebuildAllocations(book: AddressBook, pools: PoolSet, services: 
   for (const svc of ordered) {
     if (!wantsLoadBalancer(svc) || readRecord(svc) || book.allocationOf(serviceKey(svc))) continue;
     const ips = (svc.status?.loadBalancer?.ingress ?? []).flatMap((i) => {
-      const ip = i.ip ? parseIP(i.ip) : undefined;
+      const ip = i.ip ? parseIPStrict(i.ip) : undefined;
       return ip && [...pools.pools.values()].some((p) => poolContains(p, ip.family, ip.value))
         ? [canonicalIP(i.ip as string) as string]
         : [];

@@ -15,15 +15,21 @@ const simpleEscapes: Record<string, string> = {
   "\\": "\\\\",
 };
 
-/** Go `%q` (strconv.Quote) for the strings we quote: flags, keys, CIDRs. */
-export function goQuote(s: string): string {
+/**
+ * Go `%q` (`strconv.Quote`): double-quoted with Go's escapes. What Go counts as printable (letters, marks,
+ * numbers, punctuation, symbols, and the ASCII space) stays as it is; anything else is `\xhh` below U+0080,
+ * `\uhhhh` or `\Uhhhhhhhh` above.
+ */
+export function goQuote(text: string): string {
   let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
     const simple = simpleEscapes[ch];
     if (simple !== undefined) out += simple;
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
-    else out += ch;
+    else if (ch === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) out += ch;
+    else if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, "0")}`;
+    else out += `\\U${cp.toString(16).padStart(8, "0")}`;
   }
   return `${out}"`;
 }
