@@ -220,7 +220,8 @@ export async function startSandbox(
   };
 }
 
-function cloudApi(url: string, token: string): CloudApi {
+/** A client of the simulated cloud's REST API (docs/sandbox.md). */
+export function cloudApi(url: string, token: string): CloudApi {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${url}${path}`, {
       method,
