@@ -8,14 +8,16 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConsola } from "consola";
 import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
+import { createInformer } from "../kube/informer.ts";
 import type { Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
+import { Finalizers } from "../kube/well-known.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
@@ -34,13 +36,14 @@ const stopAll = new AbortController();
 let api: ApiServer;
 let cloud: SimulatedCloud;
 let client: KubeClient;
+let dir = "";
 let files: { kubeconfig: string; cloudConfig: string };
 let kubeletsDone: Promise<void> = Promise.resolve();
 const managers: RunningProcess[] = [];
 const manager = () => managers[managers.length - 1] as RunningProcess;
 
 beforeAll(async () => {
-  const dir = await mkdtemp(join(tmpdir(), "ccm-faults-"));
+  dir = await mkdtemp(join(tmpdir(), "ccm-faults-"));
   api = await startApiServer({ bookmarkIntervalMs: 2_000 });
   const token = randomBytes(16).toString("hex");
   cloud = startSimulatedCloud({ token });
@@ -67,6 +70,7 @@ afterAll(async () => {
   await kubeletsDone;
   await cloud?.stop();
   await api?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 async function startManager(): Promise<void> {
@@ -122,6 +126,42 @@ async function survey(uids: ReadonlyMap<string, string>) {
   return { lbs, svcs, served, problems };
 }
 
+/**
+ * The two orderings that keep a load balancer from leaking, checked as they happen: a load balancer is created
+ * only for a Service that already carries the cleanup finalizer (checked inside the cloud's write, against the
+ * emulator's objects), and when a Service is seen gone, its load balancer is already gone.
+ */
+function watchOrderings(): { breaches: string[]; stop(): void } {
+  const breaches: string[] = [];
+  const unsubscribe = cloud.state.onChange((change) => {
+    if (change.kind !== "loadBalancer" || change.action !== "created") return;
+    const uid = cloud.state.getLoadBalancer(change.id)?.serviceUID;
+    const svc = api.store.list<Service>(Resources.services, ns).items.find((s) => s.metadata?.uid === uid);
+    if (!(svc?.metadata?.finalizers ?? []).includes(Finalizers.loadBalancerCleanup)) {
+      breaches.push(
+        `load balancer ${change.id} created for ${svc?.metadata?.name ?? "no Service"} without the finalizer`,
+      );
+    }
+  });
+  const stop = new AbortController();
+  const informer = createInformer<Service>({ client, ref: Resources.services, logger: quiet, ...ns });
+  informer.addEventHandler({
+    onDelete: (svc) => {
+      const uid = svc.metadata?.uid;
+      const lb = cloud.state.listLoadBalancers().find((l) => l.serviceUID === uid);
+      if (lb) breaches.push(`${svc.metadata?.name} deleted while its load balancer ${lb.name} exists`);
+    },
+  });
+  void informer.run(AbortSignal.any([stop.signal, stopAll.signal]));
+  return {
+    breaches,
+    stop: () => {
+      unsubscribe();
+      stop.abort();
+    },
+  };
+}
+
 /** Drops every open watch about every 1.2s; each third time the watches are expired instead (410, re-list). */
 function churnWatches(): { stop(): void; dropped: () => number } {
   let ticks = 0;
@@ -134,9 +174,22 @@ function churnWatches(): { stop(): void; dropped: () => number } {
 }
 
 test("under cloud errors, rate limiting, dropped watches and two SIGKILLs: one load balancer per Service, none leaked", async () => {
-  const tail = () => manager().output().slice(-4000);
   cloud.faults.set({ errorRate: 0.3, rateLimit: { qps: 20, burst: 10 } });
+  const orderings = watchOrderings();
   const watches = churnWatches();
+  let last: Awaited<ReturnType<typeof survey>> | undefined;
+  /** Polls `cond`, failing at once on a broken ordering; a failure tells what the manager said last. */
+  const until = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 250) =>
+    poll(
+      () => {
+        if (orderings.breaches.length > 0) throw new Error(`ordering broken: ${orderings.breaches.join("; ")}`);
+        return cond();
+      },
+      { timeoutMs, everyMs, message: what },
+    ).catch((err: Error) => {
+      const open = last ? `\nstill open: ${last.problems.join("; ")}` : "";
+      throw new Error(`${err.message}${open}\nmanager said:\n${manager().output().slice(-4000)}`);
+    });
   await startManager();
 
   const uids = new Map<string, string>();
@@ -144,57 +197,37 @@ test("under cloud errors, rate limiting, dropped watches and two SIGKILLs: one l
     const created = await client.create<Service>(Resources.services, lbService(name), ns);
     uids.set(name, created.metadata?.uid ?? "");
   }
+  const settle = async () => {
+    last = await survey(uids);
+    return last;
+  };
 
   // Kill 1: a third of the load balancers exist, others are mid-ensure.
-  await poll(() => cloud.state.listLoadBalancers().length >= 30, {
-    timeoutMs: 90_000,
-    everyMs: 50,
-    message: `30 load balancers; manager said:\n${tail()}`,
-  });
+  await until("30 load balancers", () => cloud.state.listLoadBalancers().length >= 30, 90_000, 50);
   await killManager();
   await startManager();
 
   // Delete 40 once most Services are served; kill 2 while those deletions are under way.
-  await poll(async () => (await survey(uids)).served >= 60, {
-    timeoutMs: 120_000,
-    everyMs: 250,
-    message: `60 Services with an ingress; manager said:\n${tail()}`,
-  });
+  await until("60 Services with an ingress", async () => (await settle()).served >= 60, 120_000);
   for (const name of doomed) await client.delete(Resources.services, name, ns);
   const doomedUIDs = new Set([...doomed].map((n) => uids.get(n)));
   const doomedLBs = () => cloud.state.listLoadBalancers().filter((lb) => doomedUIDs.has(lb.serviceUID)).length;
-  const before = doomedLBs();
-  await poll(() => doomedLBs() <= before - Math.min(10, Math.ceil(before / 2)), {
-    timeoutMs: 90_000,
-    everyMs: 50,
-    message: `some of the deleted Services' load balancers gone; manager said:\n${tail()}`,
-  });
+  const target = doomedLBs() - Math.min(10, Math.ceil(doomedLBs() / 2));
+  await until("deleted Services' load balancers going", () => doomedLBs() <= target, 90_000, 50);
   await killManager();
   await startManager();
 
   // Faults stay on a while after the restart, then stop; the same process must bring everything in line.
-  await poll(async () => (await survey(uids)).problems.length <= 20, {
-    timeoutMs: 120_000,
-    everyMs: 250,
-    message: `all but 20 Services settled under faults; manager said:\n${tail()}`,
-  });
+  await until("all but 20 problems solved under faults", async () => (await settle()).problems.length <= 20, 120_000);
   const failed = cloud.calls.snapshot().failed;
   cloud.faults.reset();
   watches.stop();
+  await until("convergence", async () => (await settle()).problems.length === 0, 240_000, 500);
 
-  let last = await survey(uids);
-  await poll(
-    async () => {
-      last = await survey(uids);
-      return last.problems.length === 0;
-    },
-    { timeoutMs: 240_000, everyMs: 500, message: "convergence" },
-  ).catch((err) => {
-    throw new Error(`${(err as Error).message}: ${last.problems.join("; ")}\nmanager said:\n${tail()}`);
-  });
-
-  expect(last.lbs).toHaveLength(SERVICES - doomed.size);
-  expect(last.svcs.map((s) => s.metadata?.name).sort()).toEqual(names.filter((n) => !doomed.has(n)));
+  orderings.stop();
+  expect(orderings.breaches).toEqual([]);
+  expect(last?.lbs).toHaveLength(SERVICES - doomed.size);
+  expect(last?.svcs.map((s) => s.metadata?.name).sort()).toEqual(names.filter((n) => !doomed.has(n)));
   expect(manager().proc.exitCode).toBeNull();
   // The faults did happen: failed cloud calls, 429s retried after their delay, 500s backed off, watches ended.
   expect(failed).toBeGreaterThan(0);
@@ -202,4 +235,4 @@ test("under cloud errors, rate limiting, dropped watches and two SIGKILLs: one l
   expect(said).toMatch(/error syncing service .* retrying in \d+ms/);
   expect(said).toContain("retrying with exponential backoff");
   expect(watches.dropped()).toBeGreaterThan(0);
-}, 420_000);
+}, 480_000);
