@@ -9,11 +9,14 @@ import { Labels, Taints } from "../../kube/well-known.ts";
 import type { InstanceMetadata } from "../../providers/cloud.ts";
 import { InstanceNotFoundError } from "../../providers/errors.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
-import { waitFor } from "../runtime/testing/fake-clock.ts";
+import type { ControllerOptions } from "../context.ts";
+import { type ControllerHarness, controllerHarness } from "../runtime/testing/controller-context.ts";
+import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { startCloudNodeController } from "./controller.ts";
-import { type Harness, startHarness } from "./controller-harness.ts";
 import { addr, addresses, labels, node, providerID, uninitialized } from "./node-fixtures.ts";
 import { StuckReasons } from "./stuck.ts";
+
+type Harness = ControllerHarness<FakeClock>;
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -41,8 +44,17 @@ function v2Cloud(): FakeCloud {
 
 const tainted = (n: Node | undefined) => (n?.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
 
-async function run(cloud: FakeCloud, nodes: Node[], options = {}): Promise<Harness> {
-  h = startHarness("cloud-node-controller", cloud, nodes, options);
+function harness(cloud: FakeCloud, nodes: Node[], options: Partial<ControllerOptions> = {}): Harness {
+  h = controllerHarness({ name: "cloud-node-controller", provider: cloud, clock: new FakeClock(), nodes, options });
+  return h;
+}
+
+const processed = async (t: Harness) =>
+  (await t.metric("workqueue_work_duration_seconds_count", { name: "Nodes" })) ?? 0;
+const running = (t: Harness) => t.metric("running_managed_controllers", { name: "cloud-node" });
+
+async function run(cloud: FakeCloud, nodes: Node[], options: Partial<ControllerOptions> = {}): Promise<Harness> {
+  h = harness(cloud, nodes, options);
   const result = await h.start(startCloudNodeController);
   expect(result.started).toBe(true);
   return h;
@@ -52,7 +64,7 @@ describe("cloud-node controller", () => {
   test("declines with upstream's reason when the provider has no instances", async () => {
     const cloud = new FakeCloud();
     cloud.disableInstances = true;
-    h = startHarness("cloud-node-controller", cloud, []);
+    h = harness(cloud, []);
     expect(await h.start(startCloudNodeController)).toEqual({
       started: false,
       reason: "cloud provider does not support instances",
@@ -63,7 +75,7 @@ describe("cloud-node controller", () => {
     const cloud = v2Cloud();
     cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
     const t = await run(cloud, [node("n1", uninitialized)]);
-    await waitFor(() => t.events("Synced").length === 1, { message: "the Synced event" });
+    await waitFor(() => t.writtenEvents("Synced").length === 1, { message: "the Synced event" });
 
     const n1 = t.node("n1");
     expect(tainted(n1)).toBe(false);
@@ -75,7 +87,7 @@ describe("cloud-node controller", () => {
       [Labels.zone]: "zone-a",
       [Labels.region]: "region-1",
     });
-    const [synced] = t.events("Synced");
+    const [synced] = t.writtenEvents("Synced");
     expect(synced).toMatchObject({
       type: "Normal",
       message: "Node synced successfully",
@@ -93,7 +105,7 @@ describe("cloud-node controller", () => {
   test("a conflicting update is retried against a fresh GET of the node", async () => {
     const cloud = v2Cloud();
     cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
-    h = startHarness("cloud-node-controller", cloud, [node("n1", uninitialized)]);
+    h = harness(cloud, [node("n1", uninitialized)]);
     const conflict = new KubeApiError("the object has been modified", { status: 409, reason: "Conflict" });
     h.client.fail({ method: "update", resource: "nodes" }, conflict, { times: 1 });
     const t = h;
@@ -101,7 +113,7 @@ describe("cloud-node controller", () => {
     await waitFor(
       async () => {
         await t.clock.advance(100);
-        return t.events("Synced").length === 1;
+        return t.writtenEvents("Synced").length === 1;
       },
       { message: "initialisation after the conflict" },
     );
@@ -129,7 +141,7 @@ describe("cloud-node controller", () => {
       cloud,
       names.map((n) => node(n, uninitialized)),
     );
-    await waitFor(() => t.events("Synced").length === 4, { message: "four joins" });
+    await waitFor(() => t.writtenEvents("Synced").length === 4, { message: "four joins" });
     expect(names.every((n) => !tainted(t.node(n)))).toBe(true);
   });
 
@@ -137,10 +149,10 @@ describe("cloud-node controller", () => {
     const cloud = v2Cloud();
     cloud.override("instanceMetadata", async () => null);
     const t = await run(cloud, [node("n1", uninitialized)]);
-    await waitFor(() => t.events(StuckReasons.metadataUnavailable).length > 0, { message: "the Warning" });
+    await waitFor(() => t.writtenEvents(StuckReasons.metadataUnavailable).length > 0, { message: "the Warning" });
     await t.flushEvents();
 
-    const warnings = t.events().filter((e) => e.type === "Warning");
+    const warnings = t.writtenEvents().filter((e) => e.type === "Warning");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.count ?? 1).toBe(1);
     expect(tainted(t.node("n1"))).toBe(true);
@@ -159,14 +171,14 @@ describe("cloud-node controller", () => {
     await waitFor(
       async () => {
         await t.clock.advance(1_000);
-        return t.events("Synced").length === 1;
+        return t.writtenEvents("Synced").length === 1;
       },
       { message: "initialisation after ten failures" },
     );
     await t.flushEvents();
 
     expect(attempts).toBe(11);
-    const warnings = t.events(StuckReasons.instanceNotFound);
+    const warnings = t.writtenEvents(StuckReasons.instanceNotFound);
     expect(warnings).toHaveLength(1);
     // Attempts 1, 2, 4 and 8 warn; the recorder folds the repeats into one Event's count.
     expect(warnings[0]?.count).toBe(4);
@@ -183,10 +195,10 @@ describe("cloud-node controller", () => {
     );
     const t = await run(cloud, nodes);
     const bulkCalls = () => cloud.callNames().filter((c) => c === "instance-metadata-bulk").length;
-    await waitFor(async () => (await t.processed("Nodes")) === 3 && bulkCalls() === 1, { message: "first pass" });
+    await waitFor(async () => (await processed(t)) === 3 && bulkCalls() === 1, { message: "first pass" });
 
     t.ctx.informers.forResource(Resources.nodes).resync();
-    await waitFor(async () => (await t.processed("Nodes")) === 6, { message: "the resync" });
+    await waitFor(async () => (await processed(t)) === 6, { message: "the resync" });
     await t.clock.advance(300_000);
     await waitFor(() => bulkCalls() === 2, { message: "the second refresh" });
 
@@ -220,7 +232,7 @@ describe("cloud-node controller", () => {
     );
     const t = await run(cloud, [stale, fine]);
     await waitFor(() => t.node("stale")?.metadata?.labels?.[Labels.zone] === "z1", { message: "the GA label" });
-    await waitFor(async () => (await t.processed("Nodes")) >= 3, { message: "both nodes synced" });
+    await waitFor(async () => (await processed(t)) >= 3, { message: "both nodes synced" });
 
     expect(t.nodeWrites("stale")).toBe(1);
     expect(t.nodeWrites("fine")).toBe(0);
@@ -228,9 +240,9 @@ describe("cloud-node controller", () => {
 
   test("stops when the signal aborts; running_managed_controllers goes 1 then 0", async () => {
     const t = await run(v2Cloud(), [node("n1", providerID("fake://n1"))]);
-    await waitFor(async () => (await t.gauge("cloud-node")) === 1, { message: "gauge 1" });
+    await waitFor(async () => (await running(t)) === 1, { message: "gauge 1" });
     await t.stop();
-    expect(await t.gauge("cloud-node")).toBe(0);
+    expect(await running(t)).toBe(0);
     h = undefined;
   });
 });

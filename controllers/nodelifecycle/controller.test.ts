@@ -7,10 +7,16 @@ import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import { Taints } from "../../kube/well-known.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
-import { type Harness, startHarness, testOptions } from "../node/controller-harness.ts";
 import { node, providerID, ready, taint } from "../node/node-fixtures.ts";
-import { waitFor } from "../runtime/testing/fake-clock.ts";
+import {
+  type ControllerHarness,
+  controllerHarness,
+  defaultControllerOptions,
+} from "../runtime/testing/controller-context.ts";
+import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { startCloudNodeLifecycleController } from "./controller.ts";
+
+type Harness = ControllerHarness<FakeClock>;
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -34,8 +40,13 @@ const probed = (cloud: FakeCloud, name: string) =>
 const shutdownTainted = (n: Node | undefined) =>
   (n?.spec?.taints ?? []).some((t) => t.key === Taints.shutdown && t.effect === "NoSchedule");
 
+function harness(cloud: FakeCloud, nodes: Node[]): Harness {
+  h = controllerHarness({ name: "cloud-node-lifecycle-controller", provider: cloud, clock: new FakeClock(), nodes });
+  return h;
+}
+
 async function run(cloud: FakeCloud, nodes: Node[]): Promise<Harness> {
-  h = startHarness("cloud-node-lifecycle-controller", cloud, nodes);
+  h = harness(cloud, nodes);
   expect((await h.start(startCloudNodeLifecycleController)).started).toBe(true);
   return h;
 }
@@ -44,7 +55,7 @@ describe("cloud-node-lifecycle controller", () => {
   test("declines with upstream's reason when the provider has no instances", async () => {
     const cloud = new FakeCloud();
     cloud.disableInstances = true;
-    h = startHarness("cloud-node-lifecycle-controller", cloud, []);
+    h = harness(cloud, []);
     expect(await h.start(startCloudNodeLifecycleController)).toEqual({
       started: false,
       reason: "cloud provider does not support instances",
@@ -57,7 +68,7 @@ describe("cloud-node-lifecycle controller", () => {
     await waitFor(() => t.node("lost") === undefined, { message: "the deletion" });
     await t.flushEvents();
 
-    const [event] = t.events("DeletingNode");
+    const [event] = t.writtenEvents("DeletingNode");
     expect(event).toMatchObject({
       type: "Normal",
       message: "Deleting node lost because it does not exist in the cloud provider",
@@ -70,12 +81,12 @@ describe("cloud-node-lifecycle controller", () => {
 
   test("a failed delete records DeletingNodeFailed", async () => {
     const cloud = cloudWith({ lost: "gone" });
-    h = startHarness("cloud-node-lifecycle-controller", cloud, [node("lost", ready("Unknown"))]);
+    h = harness(cloud, [node("lost", ready("Unknown"))]);
     h.client.fail({ method: "delete", resource: "nodes" }, new Error("etcd is sad"), { times: 1 });
     const t = h;
     await t.start(startCloudNodeLifecycleController);
-    await waitFor(() => t.events("DeletingNodeFailed").length === 1, { message: "the failure event" });
-    expect(t.events("DeletingNodeFailed")[0]).toMatchObject({
+    await waitFor(() => t.writtenEvents("DeletingNodeFailed").length === 1, { message: "the failure event" });
+    expect(t.writtenEvents("DeletingNodeFailed")[0]).toMatchObject({
       type: "Warning",
       message: "Failed deleting node lost: etcd is sad",
     });
@@ -102,7 +113,7 @@ describe("cloud-node-lifecycle controller", () => {
     );
     await waitFor(() => t.cached("n1")?.status?.conditions?.[0]?.status === "True", { message: "the Ready cache" });
     cloud.clearCalls();
-    await t.clock.advance(testOptions.nodeMonitorPeriodMs);
+    await t.clock.advance(defaultControllerOptions.nodeMonitorPeriodMs);
     await waitFor(() => !shutdownTainted(t.node("n1")), { message: "the taint removal" });
     expect(t.node("n1")?.spec?.taints).toEqual([]);
     expect(probed(cloud, "n1")).toBe(false);
@@ -110,7 +121,7 @@ describe("cloud-node-lifecycle controller", () => {
 
   test("a taint patch refused as stale is retried on a fresh copy", async () => {
     const cloud = cloudWith({ n1: "shutdown" });
-    h = startHarness("cloud-node-lifecycle-controller", cloud, [node("n1", ready(false))]);
+    h = harness(cloud, [node("n1", ready(false))]);
     const conflict = new KubeApiError("the object has been modified", { status: 409, reason: "Conflict" });
     h.client.fail({ method: "patch", resource: "nodes" }, conflict, { times: 1 });
     const t = h;
@@ -133,7 +144,7 @@ describe("cloud-node-lifecycle controller", () => {
     const off = node("off", ready(false), taint(Taints.shutdown));
     const t = await run(cloud, [off, node("on", ready(true))]);
     await waitFor(() => cloud.callNames().includes("instance-metadata-bulk"), { message: "the first pass" });
-    await t.clock.advance(testOptions.nodeMonitorPeriodMs);
+    await t.clock.advance(defaultControllerOptions.nodeMonitorPeriodMs);
     await waitFor(() => cloud.callNames().filter((c) => c === "instance-metadata-bulk").length === 2, {
       message: "the second pass",
     });
@@ -155,9 +166,10 @@ describe("cloud-node-lifecycle controller", () => {
 
   test("stops when the signal aborts; running_managed_controllers goes 1 then 0", async () => {
     const t = await run(cloudWith({}), [node("n1", ready(true))]);
-    await waitFor(async () => (await t.gauge("cloud-node-lifecycle")) === 1, { message: "gauge 1" });
+    const running = () => t.metric("running_managed_controllers", { name: "cloud-node-lifecycle" });
+    await waitFor(async () => (await running()) === 1, { message: "gauge 1" });
     await t.stop();
-    expect(await t.gauge("cloud-node-lifecycle")).toBe(0);
+    expect(await running()).toBe(0);
     h = undefined;
   });
 });

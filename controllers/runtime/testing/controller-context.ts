@@ -1,12 +1,13 @@
 /**
  * A `ControllerContext` over the in-memory API for runner tests: a real informer factory on a `MemoryKubeClient`,
  * real event recorders writing to it, a metrics registry, a captured logger, and the manager's order of things
- * (start function first, informers after).
+ * (start function first, informers after). One clock serves the context, the recorders and the client's
+ * timestamps; pass a `FakeClock` to drive the controller's own waits (the informers keep real time).
  */
 import type { Registry } from "prom-client";
 import { Resources } from "../../../kube/client-types.ts";
 import { createInformerFactory, type InformerFactory } from "../../../kube/informer-factory.ts";
-import type { Event } from "../../../kube/objects.ts";
+import type { Event, Node } from "../../../kube/objects.ts";
 import type { CloudProvider } from "../../../providers/cloud.ts";
 import type { ControllerContext, ControllerOptions, StartController, StartResult } from "../../context.ts";
 import type { ControllerName } from "../../names.ts";
@@ -29,17 +30,22 @@ export const defaultControllerOptions: ControllerOptions = {
   featureGates: new Map(),
 };
 
-export interface ControllerHarnessOptions {
+export interface ControllerHarnessOptions<C extends Clock = Clock> {
   readonly name: ControllerName;
   readonly provider: CloudProvider;
+  /** Default: a fresh one whose timestamps come from `clock`. */
   readonly client?: MemoryKubeClient;
-  readonly clock?: Clock;
+  /** Default: the system clock. */
+  readonly clock?: C;
+  /** Stored in the API before anything starts. */
+  readonly nodes?: readonly Node[];
   readonly options?: Partial<ControllerOptions>;
 }
 
-export interface ControllerHarness {
+export interface ControllerHarness<C extends Clock = Clock> {
   readonly ctx: ControllerContext;
   readonly client: MemoryKubeClient;
+  readonly clock: C;
   readonly informers: InformerFactory;
   readonly logs: CapturedLog[];
   readonly registry: Registry;
@@ -49,13 +55,27 @@ export interface ControllerHarness {
   stop(): Promise<void>;
   /** Events written to the API so far, after flushing the recorders. */
   events(): Promise<Event[]>;
-  /** The current value of one metric sample, `undefined` when absent. */
+  /** Writes every queued event. */
+  flushEvents(): Promise<void>;
+  /** Events the API holds now, without flushing (to wait for the recorders' own writes), of one reason if given. */
+  writtenEvents(reason?: string): Event[];
+  /** The stored node. */
+  node(name: string): Node | undefined;
+  /** The informer's cached copy of the node. */
+  cached(name: string): Node | undefined;
+  /** Create/update/patch/delete requests on one node. */
+  nodeWrites(name: string): number;
+  /**
+   * The current value of one metric sample, `undefined` when absent. A histogram's series (`x_count`, `x_sum`,
+   * `x_bucket`) is found by its own name.
+   */
   metric(name: string, labels?: Record<string, string>): Promise<number | undefined>;
 }
 
-export function controllerHarness(opts: ControllerHarnessOptions): ControllerHarness {
-  const client = opts.client ?? new MemoryKubeClient();
-  const clock = opts.clock ?? systemClock;
+export function controllerHarness<C extends Clock = Clock>(opts: ControllerHarnessOptions<C>): ControllerHarness<C> {
+  const clock = (opts.clock ?? systemClock) as C;
+  const client = opts.client ?? new MemoryKubeClient({ now: clock.now });
+  client.seed(Resources.nodes, ...(opts.nodes ?? []));
   const { logger, logs } = captureLogger();
   const registry = createMetricsRegistry({ defaultMetrics: false });
   const abort = new AbortController();
@@ -82,10 +102,16 @@ export function controllerHarness(opts: ControllerHarnessOptions): ControllerHar
     options: { ...defaultControllerOptions, ...opts.options },
     signal: abort.signal,
   };
+  const flushEvents = async () => {
+    await Promise.all([...recorders.values()].map((r) => r.flush()));
+  };
+  const writtenEvents = (reason?: string) =>
+    client.all<Event>(Resources.events).filter((e) => reason === undefined || e.reason === reason);
   let result: StartResult | undefined;
   return {
     ctx,
     client,
+    clock,
     informers,
     logs,
     registry,
@@ -101,15 +127,25 @@ export function controllerHarness(opts: ControllerHarnessOptions): ControllerHar
       await Promise.all([...recorders.values()].map((r) => r.stop()));
     },
     async events() {
-      await Promise.all([...recorders.values()].map((r) => r.flush()));
-      return client.all<Event>(Resources.events);
+      await flushEvents();
+      return writtenEvents();
     },
+    flushEvents,
+    writtenEvents,
+    node: (name) => client.peek<Node>(Resources.nodes, name),
+    cached: (name) => informers.forResource<Node>(Resources.nodes).get(name),
+    nodeWrites: (name) => client.writes({ resource: "nodes", name }).length,
     async metric(name, labels = {}) {
-      const metric = registry.getSingleMetric(name);
+      const own = registry.getSingleMetric(name);
+      const metric = own ?? registry.getSingleMetric(name.replace(/_(count|sum|bucket)$/, ""));
       if (!metric) return undefined;
       const { values } = await metric.get();
       const wanted = Object.entries(labels);
-      const sample = values.find((v) => wanted.every(([k, val]) => String(v.labels[k]) === val));
+      const sample = values.find(
+        (v) =>
+          (own !== undefined || (v as { metricName?: string }).metricName === name) &&
+          wanted.every(([k, val]) => String(v.labels[k]) === val),
+      );
       return sample?.value;
     },
   };
