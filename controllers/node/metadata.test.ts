@@ -1,36 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { InstanceNotFoundError, NotImplementedError, wrapError } from "../../providers/errors.ts";
-import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
+import type { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { FallbackLookupError, InstanceMetadataError, MissingProviderIDError } from "./errors.ts";
 import { cloudNodeUnsupported, fetchInitializationMetadata, getInstanceMetadata } from "./metadata.ts";
-import { addr, ctx, node, providerID, uninitialized } from "./node-fixtures.ts";
+import {
+  cloudAddresses,
+  ctx,
+  legacyCloud,
+  node,
+  providerID,
+  rejection,
+  uninitialized,
+  v2Cloud,
+} from "./node-fixtures.ts";
 import { getInstanceProviderID } from "./provider-id.ts";
-
-const addresses = [addr("InternalIP", "10.0.0.1"), addr("ExternalIP", "132.143.154.163")];
-
-function v2Cloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
-  const cloud = new FakeCloud();
-  cloud.enableInstancesV2 = true;
-  cloud.addresses = addresses;
-  tweak(cloud);
-  return cloud;
-}
-
-function legacyCloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
-  const cloud = new FakeCloud();
-  cloud.addresses = addresses;
-  tweak(cloud);
-  return cloud;
-}
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("getInstanceMetadata with InstancesV2", () => {
   test("returns the provider's metadata with one call and never asks Zones", async () => {
@@ -44,7 +27,7 @@ describe("getInstanceMetadata with InstancesV2", () => {
     expect(md).toEqual({
       providerID: "fake://i-1",
       instanceType: "big",
-      nodeAddresses: addresses,
+      nodeAddresses: cloudAddresses,
       zone: "z1",
       region: "r1",
       additionalLabels: { "app.example/x": "y" },
@@ -61,7 +44,7 @@ describe("getInstanceMetadata with InstancesV2", () => {
     const err = await rejection(getInstanceMetadata(v2Cloud(), ctx(), node("n1")));
     expect(err).toBeInstanceOf(MissingProviderIDError);
     expect(err.message).toBe("cloud provider does not set node provider ID for node n1");
-    expect((err as MissingProviderIDError).metadata.nodeAddresses).toEqual(addresses);
+    expect((err as MissingProviderIDError).metadata.nodeAddresses).toEqual(cloudAddresses);
   });
 
   test("passes null metadata through", async () => {
@@ -155,7 +138,7 @@ describe("getInstanceMetadata with legacy Instances", () => {
     expect(md).toEqual({
       providerID: "fake://i-1",
       instanceType: "big",
-      nodeAddresses: addresses,
+      nodeAddresses: cloudAddresses,
       zone: "z1",
       region: "r1",
     });
@@ -219,7 +202,7 @@ describe("getInstanceMetadata with legacy Instances", () => {
       c.override("getZoneByProviderID", async () => Promise.reject(new Error("e1")));
     });
     const md = await getInstanceMetadata(cloud, ctx(), node("n1", providerID("fake://i-1")));
-    expect(md).toMatchObject({ instanceType: "small", nodeAddresses: addresses, zone: "z1", region: "r1" });
+    expect(md).toMatchObject({ instanceType: "small", nodeAddresses: cloudAddresses, zone: "z1", region: "r1" });
     expect(cloud.callNames()).toEqual([
       "node-addresses-by-provider-id",
       "node-addresses",

@@ -1,10 +1,11 @@
 /**
- * Node fixture builders for the node controllers' tests: `node("n1", ready(false), uninitialized)`.
- * Test support only; nothing in the product imports it.
+ * Node fixture builders for the node controllers' tests: `node("n1", ready(false), uninitialized)`, and the
+ * fake clouds they ask. Test support only; nothing in the product imports it.
  */
 import type { Node, NodeAddress, Taint } from "../../kube/objects.ts";
 import { Annotations, Taints } from "../../kube/well-known.ts";
 import type { CallContext } from "../../providers/cloud.ts";
+import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 
 export type NodeTweak = (node: Node) => void;
 
@@ -73,4 +74,40 @@ export function ready(status: boolean | string): NodeTweak {
 
 export function ctx(): CallContext {
   return { signal: new AbortController().signal };
+}
+
+/** A fake cloud as it comes, tweaked. */
+export function fakeCloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
+  const cloud = new FakeCloud();
+  tweak(cloud);
+  return cloud;
+}
+
+/** What `legacyCloud` and `v2Cloud` answer for any instance's addresses. */
+export const cloudAddresses = [addr("InternalIP", "10.0.0.1"), addr("ExternalIP", "132.143.154.163")];
+
+/** A fake cloud with only the legacy `Instances`, answering `cloudAddresses`. */
+export function legacyCloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
+  return fakeCloud((cloud) => {
+    cloud.addresses = cloudAddresses;
+    tweak(cloud);
+  });
+}
+
+/** A fake cloud with `InstancesV2`, answering `cloudAddresses`. */
+export function v2Cloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
+  return legacyCloud((cloud) => {
+    cloud.enableInstancesV2 = true;
+    tweak(cloud);
+  });
+}
+
+/** What the promise rejects with; fails the test when it resolves. */
+export async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error("expected a rejection");
 }

@@ -2,41 +2,14 @@ import { describe, expect, test } from "bun:test";
 import type { Node } from "../../kube/objects.ts";
 import type { BulkInstanceInfo, InstanceMetadata } from "../../providers/cloud.ts";
 import { NotImplementedError } from "../../providers/errors.ts";
-import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { forEachLimited, getInstanceNodeAddresses, getRefreshMetadata } from "./metadata.ts";
-import { addr, ctx, node, providerID } from "./node-fixtures.ts";
-
-const addresses = [addr("InternalIP", "10.0.0.1"), addr("ExternalIP", "132.143.154.163")];
-
-function v2Cloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
-  const cloud = new FakeCloud();
-  cloud.enableInstancesV2 = true;
-  cloud.addresses = addresses;
-  tweak(cloud);
-  return cloud;
-}
-
-function legacyCloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
-  const cloud = new FakeCloud();
-  cloud.addresses = addresses;
-  tweak(cloud);
-  return cloud;
-}
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected a rejection");
-}
+import { addr, cloudAddresses, ctx, legacyCloud, node, providerID, rejection, v2Cloud } from "./node-fixtures.ts";
 
 describe("getInstanceNodeAddresses (periodic refresh)", () => {
   test("asks InstancesV2 for metadata once", async () => {
     const cloud = v2Cloud();
     const md = await getInstanceNodeAddresses(cloud, ctx(), node("n1", providerID("p")));
-    expect(md?.nodeAddresses).toEqual(addresses);
+    expect(md?.nodeAddresses).toEqual(cloudAddresses);
     expect(cloud.callNames()).toEqual(["instance-metadata-by-provider-id"]);
   });
 
@@ -50,7 +23,7 @@ describe("getInstanceNodeAddresses (periodic refresh)", () => {
       c.override("nodeAddressesByProviderID", async () => Promise.reject(new Error("e1"))),
     );
     const md = await getInstanceNodeAddresses(cloud, ctx(), node("n1", providerID("p")));
-    expect(md).toEqual({ providerID: "", instanceType: "", nodeAddresses: addresses, zone: "", region: "" });
+    expect(md).toEqual({ providerID: "", instanceType: "", nodeAddresses: cloudAddresses, zone: "", region: "" });
     expect(cloud.callNames()).toEqual(["node-addresses-by-provider-id", "node-addresses"]);
   });
 
@@ -85,7 +58,7 @@ describe("getRefreshMetadata", () => {
     expect(cloud.callNames()).toEqual(["instance-metadata-bulk"]);
     expect([...out.keys()].sort()).toEqual(["n1", "n2", "n3"]);
     for (const answer of out.values())
-      expect(answer).toMatchObject({ kind: "metadata", metadata: { nodeAddresses: addresses } });
+      expect(answer).toMatchObject({ kind: "metadata", metadata: { nodeAddresses: cloudAddresses } });
   });
 
   test("reads a null bulk entry as nothing to apply, and looks up missing nodes one by one", async () => {
@@ -130,12 +103,12 @@ describe("getRefreshMetadata", () => {
   test("without the bulk capability: one lookup per node, errors kept per node", async () => {
     const cloud = legacyCloud((c) =>
       c.override("nodeAddressesByProviderID", async (_ctx, id: string) =>
-        id === "fake://n2" ? Promise.reject(new Error("e1")) : addresses,
+        id === "fake://n2" ? Promise.reject(new Error("e1")) : cloudAddresses,
       ),
     );
     cloud.override("nodeAddresses", async () => Promise.reject(new Error("e2")));
     const out = await getRefreshMetadata(cloud, ctx(), nodes, { concurrency: 3 });
-    expect(out.get("n1")).toMatchObject({ kind: "metadata", metadata: { nodeAddresses: addresses } });
+    expect(out.get("n1")).toMatchObject({ kind: "metadata", metadata: { nodeAddresses: cloudAddresses } });
     expect(out.get("n2")?.kind).toBe("error");
     expect(out.get("n3")?.kind).toBe("metadata");
   });

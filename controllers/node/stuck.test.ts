@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { InstanceNotFoundError, RetryError } from "../../providers/errors.ts";
-import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
+import type { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { fetchInitializationMetadata } from "./metadata.ts";
-import { addr, ctx, node, providedNodeIP, providerID, uninitialized } from "./node-fixtures.ts";
+import { addr, ctx, fakeCloud, node, providedNodeIP, providerID, uninitialized } from "./node-fixtures.ts";
 import { planInitialization } from "./plan.ts";
 import { classifyStuck, StuckReasons } from "./stuck.ts";
 
@@ -16,15 +16,9 @@ async function syncError(cloud: FakeCloud, n = node("n1", uninitialized)): Promi
   }
 }
 
-function cloud(tweak: (c: FakeCloud) => void): FakeCloud {
-  const c = new FakeCloud();
-  tweak(c);
-  return c;
-}
-
 describe("classifyStuck", () => {
   test("names a node with no instance by that name (legacy instanceID)", async () => {
-    const err = await syncError(cloud((c) => (c.extIDErr = { n1: new InstanceNotFoundError() })));
+    const err = await syncError(fakeCloud((c) => (c.extIDErr = { n1: new InstanceNotFoundError() })));
     const event = classifyStuck(node("n1"), { error: err });
     expect(event).toMatchObject({ type: "Warning", reason: StuckReasons.instanceNotFound });
     expect(event?.message).toStartWith("Node n1 stays uninitialized: the cloud provider has no instance for it");
@@ -33,7 +27,7 @@ describe("classifyStuck", () => {
 
   test("names a node InstancesV2 cannot find", async () => {
     const err = await syncError(
-      cloud((c) => {
+      fakeCloud((c) => {
         c.enableInstancesV2 = true;
         c.metadataErr = new InstanceNotFoundError("no server named n1");
       }),
@@ -42,7 +36,7 @@ describe("classifyStuck", () => {
   });
 
   test("names a missing provider ID and says how to set one", async () => {
-    const err = await syncError(cloud((c) => (c.enableInstancesV2 = true)));
+    const err = await syncError(fakeCloud((c) => (c.enableInstancesV2 = true)));
     const event = classifyStuck(node("n1"), { error: err });
     expect(event?.reason).toBe(StuckReasons.providerIDMissing);
     expect(event?.message).toContain("--provider-id");
@@ -51,7 +45,7 @@ describe("classifyStuck", () => {
   test("names a provided node IP the cloud does not have, listing the cloud's addresses", async () => {
     const n = node("n1", uninitialized, providerID("p"), providedNodeIP("10.0.0.9"));
     const err = await syncError(
-      cloud((c) => {
+      fakeCloud((c) => {
         c.enableInstancesV2 = true;
         c.addresses = [addr("InternalIP", "10.0.0.1")];
       }),
@@ -69,7 +63,7 @@ describe("classifyStuck", () => {
   test("names an invalid provided node IP", async () => {
     const n = node("n1", uninitialized, providerID("p"), providedNodeIP("10.0.0.1,10.0.0.2"));
     const err = await syncError(
-      cloud((c) => (c.enableInstancesV2 = true)),
+      fakeCloud((c) => (c.enableInstancesV2 = true)),
       n,
     );
     const event = classifyStuck(n, { error: err });

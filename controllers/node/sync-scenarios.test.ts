@@ -7,18 +7,21 @@ import { describe, expect, test } from "bun:test";
 import type { Node } from "../../kube/objects.ts";
 import { Labels, Taints } from "../../kube/well-known.ts";
 import { NotImplementedError } from "../../providers/errors.ts";
-import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
+import type { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { fetchInitializationMetadata, getRefreshMetadata } from "./metadata.ts";
 import {
   addr,
   addresses,
+  cloudAddresses,
   ctx,
   labels,
+  legacyCloud,
   node,
   providedNodeIP,
   providerID,
   taint,
   uninitialized,
+  v2Cloud,
 } from "./node-fixtures.ts";
 import {
   applyModifiers,
@@ -56,26 +59,9 @@ async function sync(cloud: FakeCloud, n: Node): Promise<SyncOutcome> {
   return { node: { ...updated, status: { ...updated.status, addresses: addressPlan.addresses } }, writes: 2 };
 }
 
-const cloudAddresses = [addr("InternalIP", "10.0.0.1"), addr("ExternalIP", "132.143.154.163")];
-
-function v2(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
-  const c = new FakeCloud();
-  c.enableInstancesV2 = true;
-  c.addresses = cloudAddresses;
-  tweak(c);
-  return c;
-}
-
-function legacy(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
-  const c = new FakeCloud();
-  c.addresses = cloudAddresses;
-  tweak(c);
-  return c;
-}
-
 describe("syncNode over the fake cloud", () => {
   test("initialises a tainted node from InstancesV2: provider ID, labels, addresses, taint gone", async () => {
-    const cloud = v2((c) => {
+    const cloud = v2Cloud((c) => {
       c.providerID = { n1: "fake://i-1" };
       c.zone = { failureDomain: "z1", region: "r1" };
       c.additionalLabels = { "topology.k8s.cp/zone-id": "az1", "k8s.io/x": "no" };
@@ -96,14 +82,14 @@ describe("syncNode over the fake cloud", () => {
   });
 
   test("sets the instance type looked up by the node's provider ID", async () => {
-    const cloud = v2((c) => (c.instanceTypes = { "fake://i-1": "big" }));
+    const cloud = v2Cloud((c) => (c.instanceTypes = { "fake://i-1": "big" }));
     const out = await sync(cloud, node("n1", uninitialized, providerID("fake://i-1")));
     expect(out.node.metadata?.labels).toEqual({ [Labels.instanceType]: "big", [Labels.instanceTypeDeprecated]: "big" });
     expect(out.node.spec?.providerID).toBe("fake://i-1");
   });
 
   test("leaves an initialised node to label reconciliation, without asking the cloud", async () => {
-    const cloud = v2();
+    const cloud = v2Cloud();
     const out = await sync(cloud, node("n1", labels({ [Labels.zoneDeprecated]: "z" })));
     expect(out.node.metadata?.labels?.[Labels.zone]).toBe("z");
     expect(cloud.calls).toHaveLength(0);
@@ -111,14 +97,14 @@ describe("syncNode over the fake cloud", () => {
   });
 
   test("keeps the node tainted without an error on null metadata", async () => {
-    const cloud = v2((c) => c.override("instanceMetadata", async () => null));
+    const cloud = v2Cloud((c) => c.override("instanceMetadata", async () => null));
     const out = await sync(cloud, node("n1", uninitialized));
     expect(out).toEqual({ node: node("n1", uninitialized), writes: 0 });
   });
 
   test("returns the metadata error and leaves the node untouched", async () => {
     const out = await sync(
-      v2((c) => (c.metadataErr = new Error("boom"))),
+      v2Cloud((c) => (c.metadataErr = new Error("boom"))),
       node("n1", uninitialized),
     );
     expect(out.error?.message).toBe("failed to get instance metadata for node n1: boom");
@@ -126,13 +112,13 @@ describe("syncNode over the fake cloud", () => {
   });
 
   test("initialises with the node's own provider ID when InstancesV2 gives none", async () => {
-    const out = await sync(v2(), node("n1", uninitialized, providerID("fake://mine")));
+    const out = await sync(v2Cloud(), node("n1", uninitialized, providerID("fake://mine")));
     expect(out.error).toBeUndefined();
     expect(out.node.spec?.providerID).toBe("fake://mine");
   });
 
   test("fails, tainted, when neither InstancesV2 nor the node has a provider ID", async () => {
-    const out = await sync(v2(), node("n1", uninitialized));
+    const out = await sync(v2Cloud(), node("n1", uninitialized));
     expect(out.error?.message).toBe(
       "failed to get instance metadata for node n1: cloud provider does not set node provider ID for node n1",
     );
@@ -140,7 +126,7 @@ describe("syncNode over the fake cloud", () => {
   });
 
   test("legacy: provider ID from instanceID, instance type, zone and region from Zones", async () => {
-    const cloud = legacy((c) => {
+    const cloud = legacyCloud((c) => {
       c.extID = { n1: "i-1" };
       c.instanceTypes = { "fake://i-1": "big" };
       c.zone = { failureDomain: "z1", region: "r1" };
@@ -162,7 +148,7 @@ describe("syncNode over the fake cloud", () => {
 
   test("legacy: a cloud without instance IDs still initialises, without a provider ID", async () => {
     const out = await sync(
-      legacy((c) => (c.extIDErr = { n1: new NotImplementedError() })),
+      legacyCloud((c) => (c.extIDErr = { n1: new NotImplementedError() })),
       node("n1", uninitialized),
     );
     expect(out.error).toBeUndefined();
@@ -171,7 +157,7 @@ describe("syncNode over the fake cloud", () => {
   });
 
   test("legacy: without Zones no zone labels are set", async () => {
-    const cloud = legacy((c) => {
+    const cloud = legacyCloud((c) => {
       c.disableZones = true;
       c.zone = { failureDomain: "z1", region: "r1" };
     });
@@ -180,7 +166,7 @@ describe("syncNode over the fake cloud", () => {
   });
 
   test("applies a matching provided node IP to the addresses written right after initialisation", async () => {
-    const cloud = v2((c) => (c.addresses = [addr("InternalIP", "10.0.0.1"), addr("InternalIP", "10.0.0.2")]));
+    const cloud = v2Cloud((c) => (c.addresses = [addr("InternalIP", "10.0.0.1"), addr("InternalIP", "10.0.0.2")]));
     const n = node("n1", uninitialized, providerID("p"), providedNodeIP("10.0.0.2"), addresses(addr("Hostname", "h")));
     const out = await sync(cloud, n);
     expect(out.node.status?.addresses).toEqual([addr("InternalIP", "10.0.0.2"), addr("Hostname", "h")]);
@@ -192,7 +178,7 @@ describe("syncNode over the fake cloud", () => {
   ])("refuses to initialise with %s", async (_, ip, cloudAddrs) => {
     const n = node("n1", uninitialized, providerID("p"), providedNodeIP(ip));
     const out = await sync(
-      v2((c) => (c.addresses = cloudAddrs)),
+      v2Cloud((c) => (c.addresses = cloudAddrs)),
       n,
     );
     expect(out.error?.message).toBe(
@@ -204,7 +190,7 @@ describe("syncNode over the fake cloud", () => {
 
 describe("periodic address refresh over the fake cloud", () => {
   test("makes no write for unchanged nodes and updates a changed one", async () => {
-    const cloud = v2((c) => (c.enableBulk = true));
+    const cloud = v2Cloud((c) => (c.enableBulk = true));
     cloud.existsByProviderID = true;
     const nodes = [
       node("same", providerID("p1"), addresses(...cloudAddresses)),
@@ -222,7 +208,7 @@ describe("periodic address refresh over the fake cloud", () => {
   });
 
   test("skips a node whose instance the bulk answer does not know", async () => {
-    const cloud = v2((c) => (c.enableBulk = true));
+    const cloud = v2Cloud((c) => (c.enableBulk = true));
     const n = node("gone", providerID("p"), addresses(...cloudAddresses));
     const answer = (await getRefreshMetadata(cloud, ctx(), [n])).get("gone");
     expect(answer).toEqual({ kind: "metadata", metadata: null });

@@ -2,34 +2,19 @@ import { describe, expect, test } from "bun:test";
 import type { Node } from "../../kube/objects.ts";
 import type { BulkInstanceInfo } from "../../providers/cloud.ts";
 import { InstanceNotFoundError, NotImplementedError, wrapError } from "../../providers/errors.ts";
-import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
-import { ctx, node, providerID } from "../node/node-fixtures.ts";
+import type { FakeCloud } from "../../providers/fake/fake-cloud.ts";
+import { ctx, fakeCloud, node, providerID, rejection } from "../node/node-fixtures.ts";
 import { getProviderID, instanceExists, instanceShutdown, probeNode, probeNodes } from "./cloud.ts";
-
-function cloud(tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
-  const c = new FakeCloud();
-  tweak(c);
-  return c;
-}
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("getProviderID", () => {
   test("takes the node's provider ID without asking the cloud", async () => {
-    const c = cloud();
+    const c = fakeCloud();
     expect(await getProviderID(c, ctx(), node("n1", providerID("aws://x")))).toBe("aws://x");
     expect(c.calls).toHaveLength(0);
   });
 
   test("asks InstancesV2 metadata (an empty answer is allowed)", async () => {
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.providerID = { n1: "fake://i-1" };
     });
@@ -38,7 +23,7 @@ describe("getProviderID", () => {
   });
 
   test("reads InstancesV2's null metadata as an empty provider ID", async () => {
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.override("instanceMetadata", async () => null);
     });
@@ -48,12 +33,12 @@ describe("getProviderID", () => {
   test("builds <provider>://<instanceID> on the legacy path, blank IDs included", async () => {
     expect(
       await getProviderID(
-        cloud((f) => (f.extID = { n1: "i-1" })),
+        fakeCloud((f) => (f.extID = { n1: "i-1" })),
         ctx(),
         node("n1"),
       ),
     ).toBe("fake://i-1");
-    expect(await getProviderID(cloud(), ctx(), node("n1"))).toBe("fake://");
+    expect(await getProviderID(fakeCloud(), ctx(), node("n1"))).toBe("fake://");
   });
 
   test("surfaces NotImplemented from instanceID as an error", async () => {
@@ -61,7 +46,7 @@ describe("getProviderID", () => {
     expect(
       await rejection(
         getProviderID(
-          cloud((f) => (f.extIDErr = { n1: e })),
+          fakeCloud((f) => (f.extIDErr = { n1: e })),
           ctx(),
           node("n1"),
         ),
@@ -72,7 +57,7 @@ describe("getProviderID", () => {
 
 describe("instanceExists", () => {
   test.each([true, false])("asks InstancesV2 (answer %p)", async (exists) => {
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.existsByProviderID = exists;
     });
@@ -82,7 +67,7 @@ describe("instanceExists", () => {
 
   test("passes InstancesV2's error through", async () => {
     const e = new Error("boom");
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.errByProviderID = e;
     });
@@ -90,13 +75,13 @@ describe("instanceExists", () => {
   });
 
   test("legacy: asks by the node's provider ID", async () => {
-    const c = cloud((f) => (f.existsByProviderID = true));
+    const c = fakeCloud((f) => (f.existsByProviderID = true));
     expect(await instanceExists(c, ctx(), node("n1", providerID("fake://i-1")))).toBe(true);
     expect(c.calls.map((x) => [x.name, x.args[1]])).toEqual([["instance-exists-by-provider-id", "fake://i-1"]]);
   });
 
   test("legacy: builds the provider ID from instanceID first", async () => {
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.extID = { n1: "i-1" };
       f.existsByProviderID = true;
     });
@@ -105,7 +90,7 @@ describe("instanceExists", () => {
   });
 
   test("legacy: InstanceNotFound from instanceID means the instance is gone (upstream quirk f.6)", async () => {
-    const c = cloud((f) => (f.extIDErr = { n1: new InstanceNotFoundError() }));
+    const c = fakeCloud((f) => (f.extIDErr = { n1: new InstanceNotFoundError() }));
     expect(await instanceExists(c, ctx(), node("n1"))).toBe(false);
     expect(c.callNames()).toEqual(["instance-id"]);
   });
@@ -121,7 +106,7 @@ describe("instanceExists", () => {
   ])("legacy: %s from instanceID is an error, not a deletion", async (_, e, message) => {
     const err = await rejection(
       instanceExists(
-        cloud((f) => (f.extIDErr = { n1: e })),
+        fakeCloud((f) => (f.extIDErr = { n1: e })),
         ctx(),
         node("n1"),
       ),
@@ -132,7 +117,7 @@ describe("instanceExists", () => {
   test("fails without Instances and InstancesV2", async () => {
     const err = await rejection(
       instanceExists(
-        cloud((f) => (f.disableInstances = true)),
+        fakeCloud((f) => (f.disableInstances = true)),
         ctx(),
         node("n1"),
       ),
@@ -143,7 +128,7 @@ describe("instanceExists", () => {
 
 describe("instanceShutdown", () => {
   test.each([true, false])("asks InstancesV2 (answer %p)", async (shutdown) => {
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.nodeShutdown = shutdown;
     });
@@ -153,7 +138,7 @@ describe("instanceShutdown", () => {
 
   test("InstancesV2: NotImplemented stays an error", async () => {
     const e = new NotImplementedError();
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.errShutdownByProviderID = e;
     });
@@ -161,35 +146,35 @@ describe("instanceShutdown", () => {
   });
 
   test("legacy: asks by provider ID", async () => {
-    const c = cloud((f) => (f.nodeShutdown = true));
+    const c = fakeCloud((f) => (f.nodeShutdown = true));
     expect(await instanceShutdown(c, ctx(), node("n1", providerID("fake://i-1")))).toBe(true);
     expect(c.callNames()).toEqual(["instance-shutdown-by-provider-id"]);
   });
 
   test("legacy: NotImplemented means not shut down", async () => {
-    const c = cloud((f) => (f.errShutdownByProviderID = new NotImplementedError()));
+    const c = fakeCloud((f) => (f.errShutdownByProviderID = new NotImplementedError()));
     expect(await instanceShutdown(c, ctx(), node("n1", providerID("p")))).toBe(false);
   });
 
   test("legacy: a wrapped NotImplemented is an error", async () => {
-    const c = cloud((f) => (f.errShutdownByProviderID = wrapError("x", new NotImplementedError())));
+    const c = fakeCloud((f) => (f.errShutdownByProviderID = wrapError("x", new NotImplementedError())));
     expect((await rejection(instanceShutdown(c, ctx(), node("n1", providerID("p"))))).message).toBe("x: unimplemented");
   });
 
   test("legacy: InstanceNotFound from instanceID means not shut down", async () => {
-    const c = cloud((f) => (f.extIDErr = { n1: new InstanceNotFoundError() }));
+    const c = fakeCloud((f) => (f.extIDErr = { n1: new InstanceNotFoundError() }));
     expect(await instanceShutdown(c, ctx(), node("n1"))).toBe(false);
   });
 
   test("legacy: other provider-ID errors are errors", async () => {
-    const c = cloud((f) => (f.extIDErr = { n1: new NotImplementedError() }));
+    const c = fakeCloud((f) => (f.extIDErr = { n1: new NotImplementedError() }));
     expect((await rejection(instanceShutdown(c, ctx(), node("n1")))).message).toBe("unimplemented");
   });
 
   test("fails without Instances and InstancesV2", async () => {
     const err = await rejection(
       instanceShutdown(
-        cloud((f) => (f.disableInstances = true)),
+        fakeCloud((f) => (f.disableInstances = true)),
         ctx(),
         node("n1"),
       ),
@@ -200,13 +185,13 @@ describe("instanceShutdown", () => {
 
 describe("probeNode", () => {
   test("does not ask about shutdown for a gone instance", async () => {
-    const c = cloud((f) => (f.enableInstancesV2 = true));
+    const c = fakeCloud((f) => (f.enableInstancesV2 = true));
     expect(await probeNode(c, ctx(), node("n1"))).toEqual({ kind: "gone" });
     expect(c.callNames()).toEqual(["instance-exists"]);
   });
 
   test("asks existence, then shutdown", async () => {
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.existsByProviderID = true;
       f.nodeShutdown = true;
@@ -218,7 +203,7 @@ describe("probeNode", () => {
   test("reports which question failed", async () => {
     const e1 = new Error("exists failed");
     const e2 = new Error("shutdown failed");
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.errByProviderID = e1;
     });
@@ -238,7 +223,7 @@ describe("probeNodes", () => {
   });
 
   function bulkCloud(answer: (nodes: readonly Node[]) => Map<string, BulkInstanceInfo | null>): FakeCloud {
-    return cloud((f) => {
+    return fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.enableBulk = true;
       f.existsByProviderID = true;
@@ -275,7 +260,7 @@ describe("probeNodes", () => {
   });
 
   test("falls back to per-node probes when the bulk call is not implemented", async () => {
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.enableBulk = true;
       f.override("instanceMetadataBulk", async () => Promise.reject(new NotImplementedError()));
@@ -287,7 +272,7 @@ describe("probeNodes", () => {
 
   test("deletes nothing when the bulk call fails: every node gets the error", async () => {
     const e = new Error("listing failed");
-    const c = cloud((f) => {
+    const c = fakeCloud((f) => {
       f.enableInstancesV2 = true;
       f.enableBulk = true;
       f.metadataErr = e;
@@ -298,7 +283,7 @@ describe("probeNodes", () => {
   });
 
   test("probes each node without the bulk capability", async () => {
-    const c = cloud((f) => (f.existsByProviderID = true));
+    const c = fakeCloud((f) => (f.existsByProviderID = true));
     const out = await probeNodes(c, ctx(), nodes);
     expect([...out.values()].every((p) => p.kind === "present")).toBe(true);
     expect(c.callNames().filter((n) => n === "instance-exists-by-provider-id")).toHaveLength(3);
