@@ -7,7 +7,14 @@
  * wrapping (`findInCauseChain`); everything else is passed on for the runner to log and retry.
  */
 import type { Node, NodeAddress } from "../../kube/objects.ts";
-import type { CallContext, CloudProvider, InstanceMetadata, Instances, Zones } from "../../providers/cloud.ts";
+import type {
+  BulkInstanceInfo,
+  CallContext,
+  CloudProvider,
+  InstanceMetadata,
+  Instances,
+  Zones,
+} from "../../providers/cloud.ts";
 import { findInCauseChain, isError, NotImplementedError } from "../../providers/errors.ts";
 import { errorText, FallbackLookupError, InstanceMetadataError, MissingProviderIDError } from "./errors.ts";
 import { getInstanceProviderID, NO_INSTANCES_MESSAGE } from "./provider-id.ts";
@@ -115,42 +122,71 @@ export interface RefreshOptions {
 }
 
 /**
- * Refresh answers for many nodes, keyed by node name. With `instanceMetadataBulk` this makes one bulk call
- * (a `null` entry means "instance not found": nothing to apply) and looks up one by one only the nodes missing
- * from its answer. A bulk call that throws `NotImplementedError` falls back to per-node lookups; any other bulk
- * failure is every node's error (one failing listing must not become a thousand failing calls).
+ * Refresh answers for many nodes, keyed by node name, through `answerNodes`: a bulk entry's metadata (`null`,
+ * "instance not found", means nothing to apply), else `getInstanceNodeAddresses` one by one; a failed bulk
+ * listing is every node's error.
  */
-export async function getRefreshMetadata(
+export function getRefreshMetadata(
   cloud: CloudProvider,
   ctx: CallContext,
   nodes: readonly Node[],
   options: RefreshOptions = {},
 ): Promise<Map<string, RefreshAnswer>> {
-  const out = new Map<string, RefreshAnswer>();
+  return answerNodes<RefreshAnswer>(cloud, ctx, nodes, options.concurrency ?? 1, {
+    fromBulk: (info) => ({ kind: "metadata", metadata: info?.metadata ?? null }),
+    perNode: async (n) => {
+      try {
+        return { kind: "metadata", metadata: await getInstanceNodeAddresses(cloud, ctx, n) };
+      } catch (error) {
+        return { kind: "error", error };
+      }
+    },
+    bulkFailed: (error) => ({ kind: "error", error }),
+  });
+}
+
+/** How `answerNodes` turns the cloud's answers into one per node. None of them may throw. */
+export interface NodeAnswers<A> {
+  fromBulk(info: BulkInstanceInfo | null): A;
+  perNode(node: Node): Promise<A>;
+  bulkFailed(error: unknown): A;
+}
+
+/**
+ * One answer per node, keyed by node name, for the cloud-node refresh and the lifecycle probe alike. With
+ * `instanceMetadataBulk`, one bulk call answers every node it covers, and only the nodes missing from its answer
+ * are asked one by one (at most `concurrency` in flight). A bulk call that throws `NotImplementedError` falls
+ * back to asking every node; any other bulk failure is every node's answer (one failing listing must not become
+ * a thousand failing calls).
+ */
+export async function answerNodes<A>(
+  cloud: CloudProvider,
+  ctx: CallContext,
+  nodes: readonly Node[],
+  concurrency: number,
+  answers: NodeAnswers<A>,
+): Promise<Map<string, A>> {
+  const out = new Map<string, A>();
   let pending: readonly Node[] = nodes;
   const v2 = cloud.instancesV2;
   if (v2?.instanceMetadataBulk && nodes.length > 0) {
     try {
-      const answers = await v2.instanceMetadataBulk(ctx, nodes);
+      const bulk = await v2.instanceMetadataBulk(ctx, nodes);
       pending = nodes.filter((n) => {
-        const info = answers.get(nodeName(n));
+        const info = bulk.get(nodeName(n));
         if (info === undefined) return true;
-        out.set(nodeName(n), { kind: "metadata", metadata: info?.metadata ?? null });
+        out.set(nodeName(n), answers.fromBulk(info));
         return false;
       });
-    } catch (err) {
-      if (!isError(err, NotImplementedError)) {
-        for (const n of nodes) out.set(nodeName(n), { kind: "error", error: err });
+    } catch (error) {
+      if (!isError(error, NotImplementedError)) {
+        for (const n of nodes) out.set(nodeName(n), answers.bulkFailed(error));
         return out;
       }
     }
   }
-  await forEachLimited(pending, options.concurrency ?? 1, async (n) => {
-    try {
-      out.set(nodeName(n), { kind: "metadata", metadata: await getInstanceNodeAddresses(cloud, ctx, n) });
-    } catch (error) {
-      out.set(nodeName(n), { kind: "error", error });
-    }
+  await forEachLimited(pending, concurrency, async (n) => {
+    out.set(nodeName(n), await answers.perNode(n));
   });
   return out;
 }

@@ -6,7 +6,7 @@
 import type { Node } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
 import { InstanceNotFoundError, isError, NotImplementedError } from "../../providers/errors.ts";
-import { forEachLimited } from "../node/metadata.ts";
+import { answerNodes } from "../node/metadata.ts";
 import { getInstanceProviderID } from "../node/provider-id.ts";
 
 /**
@@ -29,20 +29,27 @@ export async function getProviderID(cloud: CloudProvider, ctx: CallContext, node
   return getInstanceProviderID(cloud, ctx, node.metadata?.name ?? "");
 }
 
+/**
+ * The provider ID for the legacy path, or `undefined` when no instance has the node's name: upstream reads that
+ * as "does not exist" and "not shut down" alike (spec f.6: no instance by this name deletes the node).
+ */
+async function legacyProviderID(cloud: CloudProvider, ctx: CallContext, node: Node): Promise<string | undefined> {
+  try {
+    return await getProviderID(cloud, ctx, node);
+  } catch (err) {
+    if (isError(err, InstanceNotFoundError)) return undefined;
+    throw err;
+  }
+}
+
 /** Upstream `ensureNodeExistsByProviderID`. `false` means the Node object is to be deleted. */
 export async function instanceExists(cloud: CloudProvider, ctx: CallContext, node: Node): Promise<boolean> {
   const v2 = cloud.instancesV2;
   if (v2) return v2.instanceExists(ctx, node);
   const instances = cloud.instances;
   if (!instances) throw new Error("instances interface not supported in the cloud provider");
-  let providerID: string;
-  try {
-    providerID = await getProviderID(cloud, ctx, node);
-  } catch (err) {
-    // Upstream quirk kept (spec f.6): no instance by this name deletes the node.
-    if (isError(err, InstanceNotFoundError)) return false;
-    throw err;
-  }
+  const providerID = await legacyProviderID(cloud, ctx, node);
+  if (providerID === undefined) return false;
   return instances.instanceExistsByProviderID(ctx, providerID);
 }
 
@@ -52,13 +59,8 @@ export async function instanceShutdown(cloud: CloudProvider, ctx: CallContext, n
   if (v2) return v2.instanceShutdown(ctx, node);
   const instances = cloud.instances;
   if (!instances) throw new Error("cloud provider does not support instances");
-  let providerID: string;
-  try {
-    providerID = await getProviderID(cloud, ctx, node);
-  } catch (err) {
-    if (isError(err, InstanceNotFoundError)) return false;
-    throw err;
-  }
+  const providerID = await legacyProviderID(cloud, ctx, node);
+  if (providerID === undefined) return false;
   try {
     return await instances.instanceShutdownByProviderID(ctx, providerID);
   } catch (err) {
@@ -100,39 +102,19 @@ export interface ProbeOptions {
 }
 
 /**
- * Probe many (NotReady) nodes, keyed by node name. When the provider offers `instanceMetadataBulk`, one bulk call
- * answers every node it covers (`null` ⇒ gone, otherwise present with its `shutdown`); the rest are probed one
- * by one. A bulk call that throws `NotImplementedError` falls back to per-node probes; any other bulk failure is
- * every node's `existsFailed` (nothing is deleted on a failed listing).
+ * Probe many (NotReady) nodes, keyed by node name, through `answerNodes`: a bulk answer is `null` ⇒ gone,
+ * otherwise present with its `shutdown`; the rest are probed one by one; a failed bulk listing is every node's
+ * `existsFailed` (nothing is deleted on a failed listing).
  */
-export async function probeNodes(
+export function probeNodes(
   cloud: CloudProvider,
   ctx: CallContext,
   nodes: readonly Node[],
   options: ProbeOptions = {},
 ): Promise<Map<string, CloudProbe>> {
-  const out = new Map<string, CloudProbe>();
-  const name = (n: Node) => n.metadata?.name ?? "";
-  let pending: readonly Node[] = nodes;
-  const v2 = cloud.instancesV2;
-  if (v2?.instanceMetadataBulk && nodes.length > 0) {
-    try {
-      const answers = await v2.instanceMetadataBulk(ctx, nodes);
-      pending = nodes.filter((n) => {
-        const info = answers.get(name(n));
-        if (info === undefined) return true;
-        out.set(name(n), info === null ? { kind: "gone" } : { kind: "present", shutdown: info.shutdown });
-        return false;
-      });
-    } catch (error) {
-      if (!isError(error, NotImplementedError)) {
-        for (const n of nodes) out.set(name(n), { kind: "existsFailed", error });
-        return out;
-      }
-    }
-  }
-  await forEachLimited(pending, options.concurrency ?? 1, async (n) => {
-    out.set(name(n), await probeNode(cloud, ctx, n));
+  return answerNodes<CloudProbe>(cloud, ctx, nodes, options.concurrency ?? 1, {
+    fromBulk: (info) => (info === null ? { kind: "gone" } : { kind: "present", shutdown: info.shutdown }),
+    perNode: (n) => probeNode(cloud, ctx, n),
+    bulkFailed: (error) => ({ kind: "existsFailed", error }),
   });
-  return out;
 }
