@@ -115,6 +115,12 @@ describe("requests", () => {
     expect(readRequest(service("a", tweaks), held)).toEqual(want);
   });
 
+  test("the kube-vip annotation repeating the Service's own record is no request, even when it no longer holds it", () => {
+    const svc = service("a", { annotations: kv("192.0.2.6") });
+    expect(readRequest(svc, undefined, ["192.0.2.6"])).toBeUndefined();
+    expect(readRequest(svc, undefined, ["192.0.2.7"])?.ips).toEqual(["192.0.2.6"]);
+  });
+
   test("families and ports", () => {
     expect(familyWants(service("a"))).toEqual({ policy: "SingleStack", families: [] });
     expect(familyWants(service("a", { policy: "RequireDualStack", families: ["IPv6", "IPv4"] }))).toEqual({

@@ -52,12 +52,18 @@ export interface AddressRequest {
 
 /**
  * What the Service asks for, given what it holds. The kube-vip annotation wins over `spec.loadBalancerIP` (as in
- * kube-vip), except when it only repeats the current allocation (the provider wrote it there): then a changed
- * `spec.loadBalancerIP` is the request. Undefined means "nothing beyond what it holds".
+ * kube-vip), except when it only repeats the current allocation or the Service's own record `recorded` (the
+ * provider wrote it there): then a changed `spec.loadBalancerIP` is the request. The record counts even when the
+ * Service no longer holds it (someone else took the address), so the provider's own echo never pins a Service to
+ * a contested address. Undefined means "nothing beyond what it holds".
  */
-export function readRequest(svc: Service, held: readonly string[] | undefined): AddressRequest | undefined {
+export function readRequest(
+  svc: Service,
+  held: readonly string[] | undefined,
+  recorded?: readonly string[],
+): AddressRequest | undefined {
   const annotated = splitList(svc.metadata?.annotations?.[KubeVipAnnotations.loadBalancerIPs]);
-  const echoes = held !== undefined && sameAddresses(annotated, held);
+  const echoes = [held, recorded].some((ips) => ips !== undefined && sameAddresses(annotated, ips));
   if (annotated.length > 0 && !echoes) {
     return { ips: annotated, source: `annotation ${KubeVipAnnotations.loadBalancerIPs}` };
   }

@@ -8,7 +8,7 @@ import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
-import { MetalAnnotations } from "./annotations.ts";
+import { KubeVipAnnotations, MetalAnnotations } from "./annotations.ts";
 import { parseMetalConfig } from "./config.ts";
 import { metalProvider } from "./provider.ts";
 import { service } from "./testing.ts";
@@ -155,15 +155,30 @@ describe("metal allocations stay unique", () => {
     const client = new MemoryKubeClient();
     const { provider, lb, logs } = await start(client);
     const [late, other, taken] = create(client, ["late", "other", "taken"]);
-    const stamp = (svc: Service, ip: string): Service => {
-      const annotations = { [MetalAnnotations.allocatedIPs]: ip, [MetalAnnotations.allocatedFor]: svc.metadata!.uid! };
-      return { ...svc, metadata: { ...svc.metadata, annotations } };
+    /** The earlier term's write, landed in the API: the record and its kube-vip echo, as the provider writes them. */
+    const stamp = (svc: Service, ip: string): Promise<Service> => {
+      const annotations = {
+        [MetalAnnotations.allocatedIPs]: ip,
+        [MetalAnnotations.allocatedFor]: svc.metadata!.uid!,
+        [KubeVipAnnotations.loadBalancerIPs]: ip,
+      };
+      const namespace = svc.metadata!.namespace!;
+      return client.patch<Service>(
+        Resources.services,
+        svc.metadata!.name!,
+        "merge",
+        { metadata: { annotations } },
+        {
+          namespace,
+        },
+      );
     };
-    expect((await lb.ensureLoadBalancer(ctx, cluster, stamp(late!, "10.0.0.77"), [])).ingress).toEqual([
+    expect((await lb.ensureLoadBalancer(ctx, cluster, await stamp(late!, "10.0.0.77"), [])).ingress).toEqual([
       { ip: "10.0.0.77" },
     ]);
     expect((await lb.ensureLoadBalancer(ctx, cluster, other!, [])).ingress).toEqual([{ ip: "10.0.0.1" }]);
-    expect((await lb.ensureLoadBalancer(ctx, cluster, stamp(taken!, "10.0.0.1"), [])).ingress).toEqual([
+    // The echo of a record someone else's address took is no request: the Service moves, as the docs promise.
+    expect((await lb.ensureLoadBalancer(ctx, cluster, await stamp(taken!, "10.0.0.1"), [])).ingress).toEqual([
       { ip: "10.0.0.2" },
     ]);
     expect(logs.some((l) => l.message.includes("records 10.0.0.1 but some are held by others; re-allocating"))).toBe(

@@ -86,7 +86,7 @@ export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
     const plan = planAllocation(deps.book, pools, {
       holder,
       wants: familyWants(svc),
-      request: readRequest(svc, before?.ips),
+      request: readRequest(svc, before?.ips, readRecord(svc)),
     });
     if (!plan.ok) throw new Error(plan.message);
     deps.book.set(holder, [...new Set([...(before?.ips ?? []), ...plan.ips])]);
