@@ -1,0 +1,159 @@
+/**
+ * Issue 11 at size: N nodes and S LoadBalancer Services, all initialised, every load balancer and route in the
+ * cloud and every ingress set (a helper run of the executable converges the cluster first, unthrottled). Then the
+ * measured process starts with default flags and every controller, and the bench records:
+ *
+ * - start-up to /healthz with the cluster present, and the start-up wave: from spawn to the last request of the
+ *   re-list and first sync of every object (then 2 s without any request), with what it asked of API and cloud;
+ * - memory after that wave (VmRSS, VmHWM), and again after the steady window;
+ * - the steady window: CPU time (utime + stime), API requests and writes, cloud calls and writes, per minute;
+ * - a periodic informer resync (a third run with `--min-resync-period` short; see resync.ts).
+ */
+import { Resources } from "../../kube/client-types.ts";
+import type { Service } from "../../kube/objects.ts";
+import type { Ccm } from "./ccm.ts";
+import { startCcm, UNTHROTTLED } from "./ccm.ts";
+import { type BenchCluster, listAll, waitQuiet, waitUntil } from "./cluster.ts";
+import { type BenchContext, type Benchmark, seconds, withCluster } from "./context.ts";
+import { createServices, hasIngress, machines, registerInitialised } from "./fixtures.ts";
+import { atMost, type BenchResult, below, type Figure, put, type Scale } from "./report.ts";
+import { measureResync } from "./resync.ts";
+
+export const FOOTPRINT_SIZES: Record<Scale, { nodes: number; services: number }> = {
+  tenth: { nodes: 500, services: 200 },
+  full: { nodes: 5000, services: 2000 },
+};
+const QUIET_MS = 2000;
+
+/** Fills the cluster and lets a helper run of the executable converge it; returns the seconds that took. */
+async function populate(ctx: BenchContext, cluster: BenchCluster, size: { nodes: number; services: number }) {
+  registerInitialised(cluster, machines(cluster, size.nodes), true);
+  createServices(cluster, size.services);
+  const started = performance.now();
+  const helper = startCcm(ctx.exe, cluster, [...UNTHROTTLED, "--concurrent-service-syncs=8"]);
+  try {
+    await helper.healthy();
+    await waitUntil(
+      () =>
+        cluster.cloud.state.listRoutes().length >= size.nodes &&
+        listAll<Service>(cluster, Resources.services, "default").every(hasIngress),
+      "the cluster converged (every route and ingress)",
+      { timeoutMs: 900_000, intervalMs: 250 },
+    );
+    await waitQuiet(cluster, QUIET_MS, 120_000);
+  } finally {
+    await helper.stop();
+  }
+  return seconds(performance.now() - started);
+}
+
+interface Window {
+  readonly seconds: number;
+  readonly cpuMs: number;
+  readonly api: ReturnType<BenchCluster["requests"]["snapshot"]>;
+  readonly cloud: ReturnType<BenchCluster["cloudCalls"]>;
+}
+
+async function steadyWindow(cluster: BenchCluster, ccm: Ccm, windowSeconds: number): Promise<Window> {
+  cluster.resetCounters();
+  const cpu0 = ccm.cpuMs();
+  const t0 = performance.now();
+  await Bun.sleep(windowSeconds * 1000);
+  const cpuMs = ccm.cpuMs() - cpu0;
+  return {
+    seconds: seconds(performance.now() - t0),
+    cpuMs,
+    api: cluster.requests.snapshot(),
+    cloud: cluster.cloudCalls(),
+  };
+}
+
+export const footprintBenchmark: Benchmark = {
+  id: "footprint",
+  title: "issue 11: memory, steady state and resync with N nodes and S LoadBalancer Services",
+  async run(ctx): Promise<BenchResult> {
+    const figures: Figure[] = [];
+    const details: Record<string, unknown> = {};
+    const sizes: BenchResult["sizes"] = {};
+    for (const scale of ctx.scales) {
+      const size = FOOTPRINT_SIZES[scale];
+      sizes[scale] = `${size.nodes} nodes, ${size.services} LoadBalancer Services`;
+      const d: Record<string, unknown> = {};
+      details[scale] = d;
+      await withCluster(async (cluster) => {
+        ctx.log(`footprint/${scale}: converging ${size.nodes} nodes and ${size.services} Services`);
+        d.convergeSeconds = await populate(ctx, cluster, size);
+        cluster.resetCounters();
+        ctx.log(`footprint/${scale}: measured run (default flags)`);
+        const ccm = startCcm(ctx.exe, cluster);
+        try {
+          const startup = await ccm.healthy();
+          const lastRequest = await waitQuiet(cluster, QUIET_MS, 600_000);
+          const wave = { api: cluster.requests.snapshot(), cloud: cluster.cloudCalls() };
+          const afterWave = ccm.memory();
+          ctx.log(`footprint/${scale}: steady window of ${ctx.steadySeconds} s`);
+          const steady = await steadyWindow(cluster, ccm, ctx.steadySeconds);
+          const afterSteady = ccm.memory();
+          Object.assign(d, { startupMs: startup, wave, afterWave, steady, afterSteady });
+          const perMin = 60 / steady.seconds;
+          put(figures, scale, "start-up to /healthz, cluster present", "ms", startup);
+          put(
+            figures,
+            scale,
+            "start-up wave: re-list and first sync of everything",
+            "s",
+            seconds(lastRequest - ccm.startedAt),
+            {
+              note: "spawn → last API or cloud request before 2 s without any",
+            },
+          );
+          put(figures, scale, "  API requests in the wave", "", wave.api.total);
+          put(figures, scale, "  API writes in the wave (Events included)", "", wave.api.writes);
+          put(figures, scale, "  cloud calls in the wave", "", wave.cloud.total);
+          put(figures, scale, "  cloud writes in the wave", "", wave.cloud.writes);
+          put(figures, scale, "memory after the wave (VmRSS)", "MiB", afterWave.rssMiB, {
+            target: below(250, "< 250 MB"),
+          });
+          put(figures, scale, "memory peak (VmHWM) after the wave", "MiB", afterWave.hwmMiB);
+          put(figures, scale, "memory after the steady window (VmRSS)", "MiB", afterSteady.rssMiB, {
+            target: below(250, "< 250 MB"),
+          });
+          put(figures, scale, "steady CPU, share of one core", "%", (steady.cpuMs / 1000 / steady.seconds) * 100, {
+            target: below(1, "< 1 %"),
+          });
+          put(figures, scale, "steady CPU time per minute", "ms/min", steady.cpuMs * perMin);
+          put(figures, scale, "steady API requests per minute", "/min", steady.api.total * perMin);
+          put(figures, scale, "steady API writes per minute", "/min", steady.api.writes * perMin, {
+            target: atMost(0, "0"),
+          });
+          put(figures, scale, "steady cloud calls per minute", "/min", steady.cloud.total * perMin);
+          put(figures, scale, "steady cloud writes per minute", "/min", steady.cloud.writes * perMin, {
+            target: atMost(0, "0"),
+          });
+        } finally {
+          await ccm.stop();
+        }
+        ctx.log(`footprint/${scale}: periodic informer resync`);
+        const resync = await measureResync(ctx, cluster, size.nodes);
+        d.resync = resync;
+        put(figures, scale, "periodic resync: all nodes re-queued and synced", "ms", resync.wallMs, {
+          note: `wall time between /metrics polls every ${resync.pollMs} ms (so ± that); --min-resync-period=${resync.minResyncSeconds}s`,
+        });
+        put(figures, scale, "  CPU time of that resync", "ms", resync.cpuMs);
+        put(figures, scale, "  API writes during that resync", "", resync.apiWrites);
+        put(figures, scale, "  cloud calls during that resync", "", resync.cloudCalls);
+      });
+    }
+    return {
+      id: "footprint",
+      title: this.title,
+      sizes,
+      figures,
+      details,
+      notes: [
+        `steady window: ${ctx.steadySeconds} s, scaled to a minute; it spans the 5 s lifecycle monitor, the 10 s route reconcile and the service controller's 30 s resync, but not the 5 min address refresh (that one ran in the start-up wave)`,
+        "API requests counted at the emulator's request entry; cloud calls from /v1/calls; CPU from /proc/<pid>/stat (10 ms ticks)",
+      ],
+    };
+  },
+};

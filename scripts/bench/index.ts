@@ -1,0 +1,113 @@
+/**
+ * `bun run bench`: every benchmark of the project, against the compiled all-in-one executable, the sandbox's API
+ * emulator and its simulated cloud. Prints one table on stdout (progress on stderr) and writes it as JSON.
+ * These are measurements, not tests: nothing here runs in `npm test`. Figures and how to read them:
+ * docs/performance.md.
+ *
+ *   bun run bench                         every benchmark, at a tenth of the size and at the full size
+ *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint)
+ *   bun run bench --size=tenth            one size (tenth | full | both)
+ *   bun run bench --runs=10               start-up runs to take the median of (default 10)
+ *   bun run bench --window=60             steady-state window in seconds (default 60)
+ *   bun run bench --out=build/bench/results.json
+ *   bun run bench --reuse-build           keep build/bench-bin as it is (default: rebuild, ~3 s, so the
+ *                                         figures describe the working tree)
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { cpus, totalmem } from "node:os";
+import { dirname, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { benchExecutable } from "./ccm.ts";
+import type { BenchContext, Benchmark } from "./context.ts";
+import { footprintBenchmark } from "./footprint.ts";
+import { nodesBenchmark } from "./nodes.ts";
+import { type BenchResult, renderTable, SCALES, type Scale, toJson } from "./report.ts";
+import { servicesBenchmark } from "./services.ts";
+import { startupBenchmark } from "./startup.ts";
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+const BENCHMARKS: readonly Benchmark[] = [startupBenchmark, nodesBenchmark, servicesBenchmark, footprintBenchmark];
+
+function options(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: "string" },
+      size: { type: "string", default: "both" },
+      runs: { type: "string", default: "10" },
+      window: { type: "string", default: "60" },
+      out: { type: "string", default: "build/bench/results.json" },
+      "reuse-build": { type: "boolean", default: false },
+    },
+  });
+  const known = new Map(BENCHMARKS.map((b) => [b.id, b]));
+  const only = values.only?.split(",").map((s) => s.trim()) ?? [...known.keys()];
+  const unknown = only.filter((id) => !known.has(id));
+  if (unknown.length > 0)
+    throw new Error(`--only: unknown ${unknown.join(", ")}; known: ${[...known.keys()].join(", ")}`);
+  const scales: Scale[] =
+    values.size === "both" ? [...SCALES] : SCALES.includes(values.size as Scale) ? [values.size as Scale] : [];
+  if (scales.length === 0) throw new Error(`--size must be tenth, full or both, got "${values.size}"`);
+  const runs = Number(values.runs);
+  const window = Number(values.window);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
+  if (!(window > 0)) throw new Error(`--window must be a number of seconds > 0, got "${values.window}"`);
+  return {
+    benchmarks: only.map((id) => known.get(id) as Benchmark),
+    scales,
+    runs,
+    window,
+    out: resolve(ROOT, values.out),
+    reuse: values["reuse-build"],
+  };
+}
+
+async function machine(exe: string) {
+  const version = Bun.spawnSync([exe, "--version"]).stdout.toString().trim();
+  const commit = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+  const dirty =
+    Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: ROOT }).stdout.length > 0;
+  return {
+    date: new Date().toISOString(),
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    bun: Bun.version,
+    platform: `${process.platform}-${process.arch}`,
+    executable: relative(ROOT, exe),
+    executableVersion: version,
+    commit: dirty ? `${commit} (with uncommitted changes)` : commit,
+  };
+}
+
+async function main(): Promise<void> {
+  const o = options(process.argv.slice(2));
+  const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  log(o.reuse ? "reusing build/bench-bin if present" : "building the host all-in-one into build/bench-bin");
+  const exe = await benchExecutable(o.reuse);
+  const ctx: BenchContext = { exe, scales: o.scales, log, startupRuns: o.runs, steadySeconds: o.window };
+  const started = performance.now();
+  const results: BenchResult[] = [];
+  for (const b of o.benchmarks) {
+    log(`${b.id}: ${b.title}`);
+    results.push(await b.run(ctx));
+  }
+  const about = { ...(await machine(exe)), totalSeconds: Math.round((performance.now() - started) / 1000) };
+  await mkdir(dirname(o.out), { recursive: true });
+  await writeFile(o.out, `${JSON.stringify(toJson(results, about), null, 2)}\n`);
+  process.stdout.write(`${renderTable(results)}\n\n`);
+  process.stdout.write(
+    `machine: ${about.cpus} × ${about.cpuModel}, ${about.memoryGiB} GiB, Bun ${about.bun}, ${about.commit}; ${about.totalSeconds} s\n`,
+  );
+  process.stdout.write(`wrote ${relative(ROOT, o.out)}\n`);
+}
+
+if (import.meta.main) {
+  try {
+    await main();
+    process.exit(0); // the emulator's keep-alive sockets would hold the process open for a while
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  }
+}
