@@ -125,12 +125,17 @@ export async function ensureKubeApiserver(log: Log = () => {}): Promise<string> 
   return binary;
 }
 
-/** Source packages need a deb-src entry; the image lists only binary ones. */
+/** Source packages need a deb-src entry (the image lists only binary ones) and package lists that include it. */
 async function ensureDebSrc(log: Log): Promise<void> {
-  if (existsSync(DEB_SRC_LIST)) return;
-  log(`adding ${DEB_SRC_LIST}`);
-  await writeFile(DEB_SRC_LIST, DEB_SRC);
+  if (!existsSync(DEB_SRC_LIST)) {
+    log(`adding ${DEB_SRC_LIST}`);
+    await writeFile(DEB_SRC_LIST, DEB_SRC);
+    updated = false;
+  }
+  if (updated) return;
+  log("apt-get update");
   await run($`apt-get update -q`.env({ ...process.env, DEBIAN_FRONTEND: "noninteractive" }), "apt-get update");
+  updated = true;
 }
 
 /** reflect2 1.0.1 reads Go's map internals in a way Go 1.18 changed; 1.0.2 has the same API and works. */
