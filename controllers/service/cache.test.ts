@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ServiceCache } from "./cache.ts";
+import { node } from "./test-fixtures.ts";
 
 describe("ServiceCache.exclusive", () => {
   test("runs calls for the same key one after another, in arrival order", async () => {
@@ -40,5 +41,21 @@ describe("ServiceCache.exclusive", () => {
     const cache = new ServiceCache();
     await expect(cache.exclusive("ns/a", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     expect(await cache.exclusive("ns/a", async () => "next")).toBe("next");
+  });
+});
+
+describe("ServiceCache.lastSyncedNodes", () => {
+  test("keeps one array for Services synced with the same nodes, and apart ones for other sets", () => {
+    const cache = new ServiceCache();
+    const [n1, n2] = [node("n1"), node("n2")];
+    cache.setLastSyncedNodes("ns/a", [n1, n2]);
+    cache.setLastSyncedNodes("ns/b", [n1, n2]);
+    expect(cache.lastSyncedNodes("ns/b")).toBe(cache.lastSyncedNodes("ns/a"));
+    cache.setLastSyncedNodes("ns/c", [n1]);
+    expect(cache.lastSyncedNodes("ns/c")).toEqual([n1]);
+    expect(cache.lastSyncedNodes("ns/a")).toEqual([n1, n2]);
+    const updated = node("n2");
+    cache.setLastSyncedNodes("ns/d", [n1, updated]);
+    expect(cache.lastSyncedNodes("ns/d")[1]).toBe(updated);
   });
 });
