@@ -17,7 +17,14 @@ const HOST = `${process.platform}-${process.arch}`;
 export async function benchExecutable(reuse: boolean): Promise<string> {
   const exe = join(BIN_DIR, `cloud-controller-manager-${HOST}`);
   if (reuse && existsSync(exe)) return exe;
-  await build([`--target=${HOST}`, `--outdir=${BIN_DIR}`, "--provider=sandbox", "--version=v0.0.0-bench"]);
+  // build() reports on stdout; keep stdout for the table.
+  const log = console.log;
+  console.log = (...args: unknown[]) => console.error(...args);
+  try {
+    await build([`--target=${HOST}`, `--outdir=${BIN_DIR}`, "--provider=sandbox", "--version=v0.0.0-bench"]);
+  } finally {
+    console.log = log;
+  }
   return exe;
 }
 

@@ -12,7 +12,7 @@
 import { Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
 import type { Ccm } from "./ccm.ts";
-import { startCcm, UNTHROTTLED } from "./ccm.ts";
+import { metricValue, startCcm, UNTHROTTLED } from "./ccm.ts";
 import { type BenchCluster, listAll, waitQuiet, waitUntil } from "./cluster.ts";
 import { type BenchContext, type Benchmark, seconds, withCluster } from "./context.ts";
 import { createServices, hasIngress, machines, registerInitialised } from "./fixtures.ts";
@@ -45,6 +45,16 @@ async function populate(ctx: BenchContext, cluster: BenchCluster, size: { nodes:
     await helper.stop();
   }
   return seconds(performance.now() - started);
+}
+
+/** The manager's periodic loops at default flags, and how often each fits in a window of `seconds`. */
+function periodicIn(seconds: number): string {
+  const loops = [
+    ["lifecycle monitor", 5],
+    ["route reconcile", 10],
+    ["service resync", 30],
+  ] as const;
+  return loops.map(([name, every]) => `${name} (every ${every} s) ×${Math.floor(seconds / every)}`).join(", ");
 }
 
 interface Window {
@@ -90,11 +100,14 @@ export const footprintBenchmark: Benchmark = {
           const startup = await ccm.healthy();
           const lastRequest = await waitQuiet(cluster, QUIET_MS, 600_000);
           const wave = { api: cluster.requests.snapshot(), cloud: cluster.cloudCalls() };
+          const metrics = await ccm.metrics();
+          const droppedEvents = metricValue(metrics, "event_recorder_dropped_events_total");
+          const nodeSyncs = metricValue(metrics, "service_controller_nodesync_latency_seconds_count");
           const afterWave = ccm.memory();
           ctx.log(`footprint/${scale}: steady window of ${ctx.steadySeconds} s`);
           const steady = await steadyWindow(cluster, ccm, ctx.steadySeconds);
           const afterSteady = ccm.memory();
-          Object.assign(d, { startupMs: startup, wave, afterWave, steady, afterSteady });
+          Object.assign(d, { startupMs: startup, wave, droppedEvents, nodeSyncs, afterWave, steady, afterSteady });
           const perMin = 60 / steady.seconds;
           put(figures, scale, "start-up to /healthz, cluster present", "ms", startup);
           put(
@@ -109,6 +122,8 @@ export const footprintBenchmark: Benchmark = {
           );
           put(figures, scale, "  API requests in the wave", "", wave.api.total);
           put(figures, scale, "  API writes in the wave (Events included)", "", wave.api.writes);
+          put(figures, scale, "  Events the recorder dropped in the wave", "", droppedEvents);
+          put(figures, scale, "  node syncs of every load balancer in the wave", "", nodeSyncs);
           put(figures, scale, "  cloud calls in the wave", "", wave.cloud.total);
           put(figures, scale, "  cloud writes in the wave", "", wave.cloud.writes);
           put(figures, scale, "memory after the wave (VmRSS)", "MiB", afterWave.rssMiB, {
@@ -151,7 +166,7 @@ export const footprintBenchmark: Benchmark = {
       figures,
       details,
       notes: [
-        `steady window: ${ctx.steadySeconds} s, scaled to a minute; it spans the 5 s lifecycle monitor, the 10 s route reconcile and the service controller's 30 s resync, but not the 5 min address refresh (that one ran in the start-up wave)`,
+        `steady window: ${ctx.steadySeconds} s, scaled to a minute; periodic work in it: ${periodicIn(ctx.steadySeconds)}; the 5 min address refresh is not in it (it ran in the start-up wave)`,
         "API requests counted at the emulator's request entry; cloud calls from /v1/calls; CPU from /proc/<pid>/stat (10 ms ticks)",
       ],
     };
