@@ -5,8 +5,9 @@
  *
  * - start-up to /healthz with the cluster present, and the start-up wave: from spawn to the last request of the
  *   re-list and first sync of every object (then 2 s without any request), with what it asked of API and cloud;
- * - memory after that wave (VmRSS, VmHWM), and again after the steady window;
- * - the steady window: CPU time (utime + stime), API requests and writes, cloud calls and writes, per minute;
+ * - memory after that wave (VmRSS, VmHWM), and again after the steady windows;
+ * - two windows one after the other: the first still holds the runtime's warm-up after the wave (JIT and GC
+ *   threads), so the steady CPU figure is the second's; API and cloud calls count over both; all per minute;
  * - a periodic informer resync (a third run with `--min-resync-period` short; see resync.ts).
  */
 import { Resources } from "../../kube/client-types.ts";
@@ -104,11 +105,22 @@ export const footprintBenchmark: Benchmark = {
           const droppedEvents = metricValue(metrics, "event_recorder_dropped_events_total");
           const nodeSyncs = metricValue(metrics, "service_controller_nodesync_latency_seconds_count");
           const afterWave = ccm.memory();
-          ctx.log(`footprint/${scale}: steady window of ${ctx.steadySeconds} s`);
+          ctx.log(`footprint/${scale}: two steady windows of ${ctx.steadySeconds} s`);
+          const first = await steadyWindow(cluster, ccm, ctx.steadySeconds);
           const steady = await steadyWindow(cluster, ccm, ctx.steadySeconds);
           const afterSteady = ccm.memory();
-          Object.assign(d, { startupMs: startup, wave, droppedEvents, nodeSyncs, afterWave, steady, afterSteady });
-          const perMin = 60 / steady.seconds;
+          Object.assign(d, {
+            startupMs: startup,
+            wave,
+            droppedEvents,
+            nodeSyncs,
+            afterWave,
+            first,
+            steady,
+            afterSteady,
+          });
+          const perMin = 60 / (first.seconds + steady.seconds);
+          const share = (w: Window) => (w.cpuMs / 1000 / w.seconds) * 100;
           put(figures, scale, "start-up to /healthz, cluster present", "ms", startup);
           put(
             figures,
@@ -130,21 +142,55 @@ export const footprintBenchmark: Benchmark = {
             target: below(250, "< 250 MB"),
           });
           put(figures, scale, "memory peak (VmHWM) after the wave", "MiB", afterWave.hwmMiB);
-          put(figures, scale, "memory after the steady window (VmRSS)", "MiB", afterSteady.rssMiB, {
+          put(figures, scale, "memory after the steady windows (VmRSS)", "MiB", afterSteady.rssMiB, {
             target: below(250, "< 250 MB"),
           });
-          put(figures, scale, "steady CPU, share of one core", "%", (steady.cpuMs / 1000 / steady.seconds) * 100, {
+          put(figures, scale, "CPU in the first window after the wave", "%", share(first));
+          put(figures, scale, "steady CPU (second window), share of one core", "%", share(steady), {
             target: below(1, "< 1 %"),
           });
-          put(figures, scale, "steady CPU time per minute", "ms/min", steady.cpuMs * perMin);
-          put(figures, scale, "steady API requests per minute", "/min", steady.api.total * perMin);
-          put(figures, scale, "steady API writes per minute", "/min", steady.api.writes * perMin, {
-            target: atMost(0, "0"),
-          });
-          put(figures, scale, "steady cloud calls per minute", "/min", steady.cloud.total * perMin);
-          put(figures, scale, "steady cloud writes per minute", "/min", steady.cloud.writes * perMin, {
-            target: atMost(0, "0"),
-          });
+          put(
+            figures,
+            scale,
+            "steady CPU time per minute (second window)",
+            "ms/min",
+            (steady.cpuMs * 60) / steady.seconds,
+          );
+          const calls = (f: (w: Window) => number) => (f(first) + f(steady)) * perMin;
+          put(
+            figures,
+            scale,
+            "steady API requests per minute",
+            "/min",
+            calls((w) => w.api.total),
+          );
+          put(
+            figures,
+            scale,
+            "steady API writes per minute",
+            "/min",
+            calls((w) => w.api.writes),
+            {
+              target: atMost(0, "0"),
+            },
+          );
+          put(
+            figures,
+            scale,
+            "steady cloud calls per minute",
+            "/min",
+            calls((w) => w.cloud.total),
+          );
+          put(
+            figures,
+            scale,
+            "steady cloud writes per minute",
+            "/min",
+            calls((w) => w.cloud.writes),
+            {
+              target: atMost(0, "0"),
+            },
+          );
         } finally {
           await ccm.stop();
         }
@@ -166,7 +212,7 @@ export const footprintBenchmark: Benchmark = {
       figures,
       details,
       notes: [
-        `steady window: ${ctx.steadySeconds} s, scaled to a minute; periodic work in it: ${periodicIn(ctx.steadySeconds)}; the 5 min address refresh is not in it (it ran in the start-up wave)`,
+        `steady windows: 2 × ${ctx.steadySeconds} s, scaled to a minute; periodic work in each: ${periodicIn(ctx.steadySeconds)}; the 5 min address refresh is not in it (it ran in the start-up wave)`,
         "API requests counted at the emulator's request entry; cloud calls from /v1/calls; CPU from /proc/<pid>/stat (10 ms ticks)",
       ],
     };

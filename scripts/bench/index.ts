@@ -8,7 +8,7 @@
  *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint)
  *   bun run bench --size=tenth            one size (tenth | full | both)
  *   bun run bench --runs=10               start-up runs to take the median of (default 10)
- *   bun run bench --window=60             steady-state window in seconds (default 60)
+ *   bun run bench --window=60             each of the two steady-state windows, in seconds (default 60)
  *   bun run bench --out=build/bench/results.json
  *   bun run bench --reuse-build           keep build/bench-bin as it is (default: rebuild, ~3 s, so the
  *                                         figures describe the working tree)
