@@ -22,7 +22,7 @@ import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
 import { startKubelets } from "../sandbox/kubelets.ts";
-import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/sandbox.ts";
+import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
 const SERVICES = 100;
 const LABEL = "e2e-faults";

@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isNotFound, Resources } from "../kube/client-types.ts";
 import type { Lease, Node } from "../kube/objects.ts";
 import { Taints } from "../kube/well-known.ts";
-import { type RunningProcess, type Sandbox, startSandbox, waitFor } from "./support/sandbox.ts";
+import { type RunningProcess, waitFor } from "./support/processes.ts";
+import { type Sandbox, startSandbox } from "./support/sandbox.ts";
 
 const LEASE_MS = 4_000;
 const RENEW_MS = 3_000;

@@ -19,7 +19,7 @@ import { Labels, Taints } from "../kube/well-known.ts";
 import { KubeVipAnnotations, MetalAnnotations } from "../providers/metal/annotations.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { registrationOf } from "../sandbox/kubelets.ts";
-import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/sandbox.ts";
+import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
 const LABEL = "metal-e2e";
 const cloudConfig = `

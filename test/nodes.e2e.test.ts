@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Resources } from "../kube/client-types.ts";
 import type { Node } from "../kube/objects.ts";
 import { Labels, Taints } from "../kube/well-known.ts";
-import { type RunningProcess, type Sandbox, startSandbox, waitFor } from "./support/sandbox.ts";
+import { type RunningProcess, waitFor } from "./support/processes.ts";
+import { type Sandbox, startSandbox } from "./support/sandbox.ts";
 
 // End-to-end tests start executables; a slow, busy machine needs room.
 setDefaultTimeout(120_000);

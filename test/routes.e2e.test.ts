@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Resources } from "../kube/client-types.ts";
 import type { Node } from "../kube/objects.ts";
 import { Taints } from "../kube/well-known.ts";
-import { poll, type RunningProcess, type Sandbox, startSandbox } from "./support/sandbox.ts";
+import { poll, type RunningProcess } from "./support/processes.ts";
+import { type Sandbox, startSandbox } from "./support/sandbox.ts";
 
 let sandbox: Sandbox;
 let manager: RunningProcess | undefined;

@@ -1,7 +1,7 @@
 /** Issue 4 as a newcomer meets it: the compiled all-in-one's `sandbox` shows nodes initialised and an address. */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { executable } from "./support/executables.ts";
-import { spawnCollecting, waitFor } from "./support/sandbox.ts";
+import { spawnCollecting, waitFor } from "./support/processes.ts";
 
 // End-to-end tests start executables; a slow, busy machine needs room.
 setDefaultTimeout(120_000);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Authorizer } from "../sandbox/apiserver/auth.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
-import { freePort, listeningPorts, type RunningProcess, spawnManager, waitFor } from "./support/sandbox.ts";
+import { freePort, listeningPorts, type RunningProcess, spawnManager, waitFor } from "./support/processes.ts";
 
 const TOKENS = {
   "manager-token": { user: "cloud-controller-manager" },

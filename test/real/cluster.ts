@@ -1,26 +1,24 @@
 /**
  * The `test:real` tier's cluster: a real kube-apiserver with etcd (scripts/real-apiserver/), the simulated cloud and
  * the simulated kubelets in this process (the kubelets create Nodes through our client, as against the emulator),
- * and controller managers as compiled processes — the same shape as test/support/sandbox.ts's `Sandbox`, with the
- * real server in place of the emulator.
+ * and controller managers as compiled processes — a `TestCluster` (test/support/cluster.ts) like the emulator's
+ * `Sandbox`, with the real server in place of the emulator.
  *
- * The server binary: `CCM_REAL_APISERVER_BIN` (set by scripts/test-real.ts), else built or found in the cache.
+ * The server binary: `CCM_REAL_APISERVER_BIN` (set by scripts/real-apiserver/test-tier.ts), else built or found in
+ * the cache.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConsola } from "consola";
-import { createKubeClient } from "../../kube/client.ts";
-import { type KubeClient, Resources } from "../../kube/client-types.ts";
-import type { Event, Node } from "../../kube/objects.ts";
-import { loadTransport } from "../../kube/transport.ts";
 import { createMachines } from "../../sandbox/cloud/fixtures.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../../sandbox/cloud/server.ts";
 import { startKubelets } from "../../sandbox/kubelets.ts";
 import { ensureKubeApiserver } from "../../scripts/real-apiserver/build.ts";
 import { type RealApiServer, type StaticToken, startRealApiServer } from "../../scripts/real-apiserver/server.ts";
-import { cloudApi, type RunningProcess, type Sandbox, spawnManager } from "../support/sandbox.ts";
+import { cloudApi, clusterParts, type TestCluster } from "../support/cluster.ts";
+import { type RunningProcess, spawnManager } from "../support/processes.ts";
 
 /** Starting etcd and kube-apiserver, or building the latter on a fresh machine, needs room. */
 export const START_TIMEOUT_MS = 900_000;
@@ -34,7 +32,7 @@ export async function startRealServer(tokens: readonly StaticToken[] = []): Prom
   return startRealApiServer({ binary: await realApiServerBinary(), tokens });
 }
 
-export interface RealCluster extends Omit<Sandbox, "process"> {
+export interface RealCluster extends TestCluster {
   readonly server: RealApiServer;
   readonly simulated: SimulatedCloud;
   /** A manager with another kubeconfig (another identity) than the admin's. */
@@ -50,52 +48,27 @@ export async function startRealCluster(
   const simulated = startSimulatedCloud({ token });
   const cloudConfig = join(dir, "cloud.yaml");
   await writeFile(cloudConfig, `url: ${simulated.url}\ntoken: ${token}\n`, { mode: 0o600 });
-  const kubeconfig = server.kubeconfig;
-  const client: KubeClient = createKubeClient(loadTransport({ kubeconfig }), { qps: 0, burst: 0, userAgent: "e2e" });
+  const parts = clusterParts({ dir, kubeconfig: server.kubeconfig, cloudConfig }, cloudApi(simulated.url, token));
   createMachines(simulated.state, opts.nodes ?? 3);
   const stopKubelets = new AbortController();
   const kubelets = startKubelets({
-    client,
+    client: parts.client,
     cloud: simulated.state,
     logger: createConsola({ level: -999 }),
     assignPodCIDRs: true,
     signal: stopKubelets.signal,
   });
   await kubelets.registered;
-  const managers: RunningProcess[] = [];
-  const track = (m: RunningProcess) => {
-    managers.push(m);
-    return m;
-  };
 
   return {
-    dir,
-    kubeconfig,
-    cloudConfig,
-    client,
-    cloud: cloudApi(simulated.url, token),
+    ...parts,
     server,
     simulated,
-    async startManager(extra = [], managerOpts = {}) {
-      return track(await spawnManager({ kubeconfig, cloudConfig, ...managerOpts }, extra));
-    },
     async startManagerAs(otherKubeconfig, extra = []) {
-      return track(await spawnManager({ kubeconfig: otherKubeconfig, cloudConfig }, extra));
-    },
-    async node(name) {
-      try {
-        return await client.get<Node>(Resources.nodes, name);
-      } catch {
-        return undefined;
-      }
-    },
-    async events(objectName) {
-      const list = await client.list<Event>(Resources.events, { fieldSelector: `involvedObject.name=${objectName}` });
-      return list.items;
+      return parts.track(await spawnManager({ kubeconfig: otherKubeconfig, cloudConfig }, extra));
     },
     async stop() {
-      for (const m of managers) m.proc.kill("SIGKILL");
-      await Promise.all(managers.map((m) => m.exited));
+      await parts.killManagers();
       stopKubelets.abort();
       await kubelets.done;
       await simulated.stop();

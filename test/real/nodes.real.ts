@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import { Labels, Taints } from "../../kube/well-known.ts";
-import { poll, type RunningProcess } from "../support/sandbox.ts";
+import { poll, type RunningProcess } from "../support/processes.ts";
 import { type RealCluster, START_TIMEOUT_MS, startRealCluster } from "./cluster.ts";
 
 const hasTaint = (n: Node | undefined, key: string) => (n?.spec?.taints ?? []).some((t) => t.key === key);

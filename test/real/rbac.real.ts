@@ -11,7 +11,7 @@ import { Resources } from "../../kube/client-types.ts";
 import type { Lease, Node, Service } from "../../kube/objects.ts";
 import { Taints } from "../../kube/well-known.ts";
 import { executable, runExecutable } from "../support/executables.ts";
-import { freePort, poll, type RunningProcess } from "../support/sandbox.ts";
+import { freePort, poll, type RunningProcess } from "../support/processes.ts";
 import { type RealCluster, START_TIMEOUT_MS, startRealCluster } from "./cluster.ts";
 
 const BASE = resolve(import.meta.dir, "..", "..", "deploy", "kubernetes", "base");

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isNotFound, Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
 import { Finalizers, Labels } from "../../kube/well-known.ts";
-import { poll, type RunningProcess } from "../support/sandbox.ts";
+import { poll, type RunningProcess } from "../support/processes.ts";
 import { type RealCluster, START_TIMEOUT_MS, startRealCluster } from "./cluster.ts";
 
 const CONTROLLERS = "--controllers=service,cloud-node";
