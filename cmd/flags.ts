@@ -112,13 +112,19 @@ export const FLAGS: readonly FlagDef[] = [
   flag("leader election", "leader-elect-resource-lock", "string", "leases", "The lock type; only 'leases'."),
   flag("leader election", "leader-elect-resource-name", "string", "cloud-controller-manager", "The lease's name."),
   flag("leader election", "leader-elect-resource-namespace", "string", "kube-system", "The lease's namespace."),
-  flag("cloud-node-controller", "concurrent-node-syncs", "int", "1", "Workers initialising nodes in parallel."),
+  flag(
+    "cloud-node-controller",
+    "concurrent-node-syncs",
+    "int",
+    "0",
+    "Workers initialising nodes in parallel. 0 (automatic): as many as the provider's declared API rate limit allows (up to 32), or 1 without one. Upstream's default is 1.",
+  ),
   flag(
     "cloud-node-controller",
     "concurrent-node-status-updates",
     "int",
     "0",
-    "Parallelism of the periodic address refresh; 0 uses --concurrent-node-syncs.",
+    "Parallelism of the periodic address refresh; 0 uses the initialisation workers' count.",
   ),
   flag(
     "service-lb-controller",

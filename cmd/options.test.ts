@@ -39,7 +39,7 @@ describe("parseArgv", () => {
 });
 
 describe("buildOptions", () => {
-  test("applies upstream defaults", () => {
+  test("applies upstream defaults (and ours where the issue asks for them)", () => {
     const r = optionsFor();
     if (!r.ok) throw new Error(r.errors.join("; "));
     const o = r.options;
@@ -64,7 +64,7 @@ describe("buildOptions", () => {
     expect(o.serving.securePort).toBe(10258);
     expect(o.serving.bindAddress).toBe("0.0.0.0");
     expect(o.serving.alwaysAllowPaths).toEqual(["/healthz", "/readyz", "/livez"]);
-    expect(o.concurrentNodeSyncs).toBe(1);
+    expect(o.concurrentNodeSyncs).toBe(0); // automatic (upstream: 1); the node controller sizes it
     expect(o.concurrentServiceSyncs).toBe(1);
   });
 

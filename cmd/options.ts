@@ -124,7 +124,7 @@ const OptionsSchema = v.pipe(
     "leader-elect-resource-lock": str,
     "leader-elect-resource-name": str,
     "leader-elect-resource-namespace": str,
-    "concurrent-node-syncs": int("concurrent-node-syncs", 1),
+    "concurrent-node-syncs": int("concurrent-node-syncs", 0),
     "concurrent-node-status-updates": int("concurrent-node-status-updates", 0),
     "concurrent-service-syncs": int("concurrent-service-syncs", 1),
     "bind-address": str,
@@ -179,6 +179,7 @@ const OptionsSchema = v.pipe(
       namespace: o["leader-elect-resource-namespace"],
     },
     concurrentNodeSyncs: o["concurrent-node-syncs"],
+    // 0 = the initialisation workers' count, which the node controller works out (it may be automatic).
     concurrentNodeStatusUpdates: o["concurrent-node-status-updates"] || o["concurrent-node-syncs"],
     concurrentServiceSyncs: o["concurrent-service-syncs"],
     serving: {

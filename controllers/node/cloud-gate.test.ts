@@ -6,13 +6,13 @@ import { ctx, node } from "./node-fixtures.ts";
 
 describe("effectiveNodeSyncWorkers", () => {
   test.each([
-    { flag: 1, limit: undefined, want: 1, why: "no declared limit: upstream's default" },
-    { flag: 1, limit: { qps: 50, burst: 100 }, want: 32, why: "default flag, big burst: capped at 32" },
-    { flag: 1, limit: { qps: 5, burst: 8 }, want: 8, why: "default flag: as many as the burst" },
-    { flag: 1, limit: { qps: 5, burst: 2.7 }, want: 2, why: "fractional burst rounds down" },
-    { flag: 1, limit: { qps: 0, burst: 10 }, want: 1, why: "an unusable limit is ignored" },
+    { flag: 0, limit: undefined, want: 1, why: "automatic without a declared limit: upstream's one worker" },
+    { flag: 0, limit: { qps: 50, burst: 100 }, want: 32, why: "automatic, big burst: capped at 32" },
+    { flag: 0, limit: { qps: 5, burst: 8 }, want: 8, why: "automatic: as many as the burst" },
+    { flag: 0, limit: { qps: 5, burst: 2.7 }, want: 2, why: "fractional burst rounds down" },
+    { flag: 0, limit: { qps: 0, burst: 10 }, want: 1, why: "an unusable limit is ignored" },
     { flag: 4, limit: { qps: 50, burst: 100 }, want: 4, why: "an explicit value is honoured" },
-    { flag: 0, limit: { qps: 50, burst: 100 }, want: 0, why: "zero workers as upstream" },
+    { flag: 1, limit: { qps: 50, burst: 100 }, want: 1, why: "an explicit 1 is honoured, declared limit or not" },
   ])("$why", ({ flag, limit, want }) => {
     expect(effectiveNodeSyncWorkers(flag, limit)).toBe(want);
   });

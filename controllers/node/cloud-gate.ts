@@ -2,19 +2,18 @@
  * Sizing the cloud-node controller by the provider's declared rate limit (beyond upstream, issue 5 "fast joins").
  *
  * Upstream defaults `--concurrent-node-syncs` to 1, so a burst of joins is initialised one cloud round trip at a
- * time. Here, when the flag is left at that default and the provider declares `rateLimit`, the controller runs
- * `min(burst, 32)` initialisation workers, and every cloud call it makes (initialisation, address refresh, bulk
- * listings) first takes a token from one bucket of the declared `qps`/`burst`, so parallel joins never exceed
- * what the provider said it tolerates. `ControllerOptions` carries only the number, so an explicit
- * `--concurrent-node-syncs=1` cannot be told from the default: it also gets the wider pool (any other explicit
- * value is honoured as given). Providers without `rateLimit` get upstream's behaviour and no gate.
+ * time. Here the flag defaults to 0, "automatic": with a provider that declares `rateLimit` the controller runs
+ * `min(burst, 32)` initialisation workers, and 1 (upstream's behaviour) without one. Any explicit value is honoured
+ * exactly. Whatever the count, every cloud call the controller makes (initialisation, address refresh, bulk
+ * listings) first takes a token from one bucket of the declared `qps`/`burst`, so parallel joins never exceed what
+ * the provider said it tolerates. Providers without `rateLimit` get no gate.
  */
 import type { CloudProvider, RateLimit } from "../../providers/cloud.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { bucketRateLimiter } from "../runtime/rate-limiters.ts";
 
-/** Upstream's `--concurrent-node-syncs` default. */
-export const DEFAULT_CONCURRENT_NODE_SYNCS = 1;
+/** Our `--concurrent-node-syncs` default: automatic (upstream's is 1). */
+export const DEFAULT_CONCURRENT_NODE_SYNCS = 0;
 /** Upper bound of the widened pool: beyond this, more workers only queue on the token bucket. */
 export const MAX_DEFAULT_NODE_SYNC_WORKERS = 32;
 
@@ -22,9 +21,10 @@ function usable(limit: RateLimit | undefined): limit is RateLimit {
   return limit !== undefined && limit.qps > 0 && limit.burst >= 1;
 }
 
-/** Initialisation workers: the flag as given, or `min(burst, 32)` when it is the default and a limit is declared. */
+/** Initialisation workers: the flag as given; for 0 (automatic) `min(burst, 32)` with a declared limit, else 1. */
 export function effectiveNodeSyncWorkers(flag: number, rateLimit: RateLimit | undefined): number {
-  if (flag !== DEFAULT_CONCURRENT_NODE_SYNCS || !usable(rateLimit)) return flag;
+  if (flag !== DEFAULT_CONCURRENT_NODE_SYNCS) return flag;
+  if (!usable(rateLimit)) return 1;
   return Math.max(1, Math.min(Math.floor(rateLimit.burst), MAX_DEFAULT_NODE_SYNC_WORKERS));
 }
 

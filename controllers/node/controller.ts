@@ -36,6 +36,7 @@ export const startCloudNodeController: StartController = (ctx): StartResult => {
   const { clock, logger, options, signal } = ctx;
   const informer = ctx.informers.forResource<Node>(Resources.nodes);
   const queue = new WorkQueue<string>({ name: NODES_QUEUE, clock, registry: ctx.registry });
+  const workers = effectiveNodeSyncWorkers(options.concurrentNodeSyncs, ctx.provider.rateLimit);
   const syncer = createNodeSyncer({
     client: ctx.client,
     cloud: gateProvider(ctx.provider, ctx.provider.rateLimit, clock, signal),
@@ -45,14 +46,14 @@ export const startCloudNodeController: StartController = (ctx): StartResult => {
     clock,
     logger,
     signal,
-    statusConcurrency: options.concurrentNodeStatusUpdates,
+    // 0 means "as many as the initialisation workers" (upstream: --concurrent-node-status-updates=0).
+    statusConcurrency: options.concurrentNodeStatusUpdates || workers,
   });
   const removeHandler = informer.addEventHandler({
     onAdd: (node) => queue.add(nameOf(node)),
     onUpdate: (_old, node) => queue.add(nameOf(node)),
     onDelete: (node) => syncer.forget(nameOf(node)),
   });
-  const workers = effectiveNodeSyncWorkers(options.concurrentNodeSyncs, ctx.provider.rateLimit);
 
   const run = async (): Promise<void> => {
     const running = { name: CLOUD_NODE_METRIC_NAME, manager: MANAGER_NAME };

@@ -24,7 +24,7 @@ export const defaultControllerOptions: ControllerOptions = {
   routeReconciliationPeriodMs: 10_000,
   nodeMonitorPeriodMs: 5_000,
   nodeStatusUpdateFrequencyMs: 300_000,
-  concurrentNodeSyncs: 1,
+  concurrentNodeSyncs: 0,
   concurrentNodeStatusUpdates: 5,
   concurrentServiceSyncs: 1,
   featureGates: new Map(),
