@@ -31,31 +31,29 @@ const API_HEALTH_WAIT_MS = 10_000;
 
 export function createRunManager(starters: Starters, clock: Clock = systemClock): RunManager {
   return async ({ options, provider, logger, signal }) => {
-    let client: KubeClient;
-    // Leader election gets a client of its own, as upstream does: renewals must never queue behind the
-    // controllers' requests in the shared client-side rate limiter (a busy leader would lose its lease).
-    let electionClient: KubeClient;
+    // Like upstream's client builder, every user gets a client of its own — leader election, the shared informers,
+    // the event recorders, each controller — so each has its own client-side rate limiter (--kube-api-qps and
+    // --kube-api-burst apply to each): lease renewals never queue behind controller writes, and one busy
+    // controller cannot starve another.
+    let clientFor: (user: string) => KubeClient;
     try {
       const transport = loadTransport({
         kubeconfig: options.kubeconfig || undefined,
         master: options.master || undefined,
         env: process.env,
       });
-      client = createKubeClient(transport, {
-        qps: options.kubeApiQps,
-        burst: options.kubeApiBurst,
-        userAgent: "cloud-controller-manager",
-      });
-      electionClient = createKubeClient(transport, {
-        qps: options.kubeApiQps,
-        burst: options.kubeApiBurst,
-        userAgent: "cloud-controller-manager/leader-election",
-      });
+      clientFor = (user) =>
+        createKubeClient(transport, {
+          qps: options.kubeApiQps,
+          burst: options.kubeApiBurst,
+          userAgent: `cloud-controller-manager/${user}`,
+        });
       logger.info(`Kubernetes API at ${transport.server} (from ${transport.source})`);
     } catch (err) {
       logger.error(`cannot build the Kubernetes client: ${(err as Error).message}`);
       return 1;
     }
+    const client = clientFor("manager");
 
     const registry = createMetricsRegistry();
     const checks: HealthCheck[] = [];
@@ -63,13 +61,13 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     const term = { run: undefined as Promise<number> | undefined };
     const lost = new AbortController();
     const stop = AbortSignal.any([signal, lost.signal]);
-    const base = { options, provider, logger, client, registry, clock, starters, checks };
+    const base = { options, provider, logger, client, clientFor, registry, clock, starters, checks };
 
     let election: ReturnType<typeof runLeaderElection> | undefined;
     if (options.leaderElection.enabled) {
       const le = options.leaderElection;
       election = runLeaderElection({
-        client: electionClient,
+        client: clientFor("leader-election"),
         namespace: le.namespace,
         name: le.name,
         identity: leaderIdentity(),
@@ -144,6 +142,7 @@ interface TermInput {
   readonly provider: CloudProvider;
   readonly logger: ConsolaInstance;
   readonly client: KubeClient;
+  readonly clientFor: (user: string) => KubeClient;
   readonly registry: Registry;
   readonly clock: Clock;
   readonly starters: Starters;
@@ -160,18 +159,23 @@ async function runControllers(t: TermInput): Promise<number> {
     return 1;
   }
   const informers = createInformerFactory({
-    client: t.client,
+    client: t.clientFor("shared-informers"),
     logger: logger.withTag("informers"),
     resyncMs: resyncPeriod(t.options.minResyncPeriodMs),
   });
-  await t.provider.initialize?.({ signal, logger: logger.withTag(t.provider.providerName), kube: t.client });
+  await t.provider.initialize?.({
+    signal,
+    logger: logger.withTag(t.provider.providerName),
+    kube: t.clientFor(`provider-${t.provider.providerName}`),
+  });
+  const eventsClient = t.clientFor("events");
 
   const recorders = new Map<string, EventRecorder>();
   const recorder = (component: string): EventRecorder => {
     let r = recorders.get(component);
     if (!r) {
       r = createEventRecorder({
-        client: t.client,
+        client: eventsClient,
         component,
         logger: logger.withTag("events"),
         now: t.clock.now,
@@ -190,7 +194,7 @@ async function runControllers(t: TermInput): Promise<number> {
     }
     const ctx: ControllerContext = {
       name,
-      client: t.client,
+      client: t.clientFor(name),
       provider: t.provider,
       informers,
       recorder,
