@@ -10,6 +10,7 @@
  *   bun run bench --runs=10               start-up runs to take the median of (default 10)
  *   bun run bench --window=60             each of the two steady-state windows, in seconds (default 60)
  *   bun run bench --out=build/bench/results.json
+ *   bun run bench --markdown=build/bench/results.json   print a saved run as Markdown tables, run nothing
  *   bun run bench --reuse-build           keep build/bench-bin as it is (default: rebuild, ~3 s, so the
  *                                         figures describe the working tree)
  */
@@ -21,7 +22,7 @@ import { benchExecutable } from "./ccm.ts";
 import type { BenchContext, Benchmark } from "./context.ts";
 import { footprintBenchmark } from "./footprint.ts";
 import { nodesBenchmark } from "./nodes.ts";
-import { type BenchResult, renderTable, SCALES, type Scale, toJson } from "./report.ts";
+import { type BenchResult, renderMarkdown, renderTable, SCALES, type Scale, toJson } from "./report.ts";
 import { servicesBenchmark } from "./services.ts";
 import { startupBenchmark } from "./startup.ts";
 
@@ -38,6 +39,7 @@ function options(argv: string[]) {
       window: { type: "string", default: "60" },
       out: { type: "string", default: "build/bench/results.json" },
       "reuse-build": { type: "boolean", default: false },
+      markdown: { type: "string" },
     },
   });
   const known = new Map(BENCHMARKS.map((b) => [b.id, b]));
@@ -59,6 +61,7 @@ function options(argv: string[]) {
     window,
     out: resolve(ROOT, values.out),
     reuse: values["reuse-build"],
+    markdown: values.markdown,
   };
 }
 
@@ -82,9 +85,14 @@ async function machine(exe: string) {
 
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
+  if (o.markdown) {
+    process.stdout.write(renderMarkdown(await Bun.file(resolve(ROOT, o.markdown)).json()));
+    return;
+  }
   const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
   log(o.reuse ? "reusing build/bench-bin if present" : "building the host all-in-one into build/bench-bin");
   const exe = await benchExecutable(o.reuse);
+  const built = await machine(exe); // the tree the executable was built from, before other work changes it
   const ctx: BenchContext = { exe, scales: o.scales, log, startupRuns: o.runs, steadySeconds: o.window };
   const started = performance.now();
   const results: BenchResult[] = [];
@@ -92,7 +100,7 @@ async function main(): Promise<void> {
     log(`${b.id}: ${b.title}`);
     results.push(await b.run(ctx));
   }
-  const about = { ...(await machine(exe)), totalSeconds: Math.round((performance.now() - started) / 1000) };
+  const about = { ...built, totalSeconds: Math.round((performance.now() - started) / 1000) };
   await mkdir(dirname(o.out), { recursive: true });
   await writeFile(o.out, `${JSON.stringify(toJson(results, about), null, 2)}\n`);
   process.stdout.write(`${renderTable(results)}\n\n`);

@@ -117,8 +117,8 @@ export const nodesBenchmark: Benchmark = {
       put(figures, scale, "API requests per node (all verbs)", "/node", fast.apiRequests / n);
       put(figures, scale, "cloud calls per node", "/node", fast.cloudCalls / n);
       put(figures, scale, `all initialised, ${LATENCY_MS} ms cloud latency, default workers`, "s", slowDefault.seconds);
-      put(figures, scale, "  …with --concurrent-node-syncs=1 (node count: see sizes)", "s", slowOne.seconds);
-      put(figures, scale, "  …with --concurrent-node-syncs=2 (node count: see sizes)", "s", slowTwo.seconds);
+      put(figures, scale, "  same at --concurrent-node-syncs=1 (node count: see sizes)", "s", slowOne.seconds);
+      put(figures, scale, "  same at --concurrent-node-syncs=2 (node count: see sizes)", "s", slowTwo.seconds);
       const workers = (r: JoinRun) => r.workers ?? Number.NaN;
       put(figures, scale, "  node sync workers at the default (its log)", "", workers(slowDefault));
       put(figures, scale, "  node sync workers at =1 (its log)", "", workers(slowOne));

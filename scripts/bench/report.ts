@@ -136,3 +136,33 @@ export function toJson(results: readonly BenchResult[], machine: Record<string, 
     })),
   };
 }
+
+interface SavedFigure {
+  name: string;
+  unit: string;
+  values: Partial<Record<Scale, number>>;
+  growth: string;
+  target?: string;
+  verdict?: string;
+}
+interface Saved {
+  machine: Record<string, unknown>;
+  results: { id: string; title: string; sizes: Partial<Record<Scale, string>>; figures: SavedFigure[] }[];
+}
+
+/** Markdown tables, one per benchmark, from a saved results.json (for docs/performance.md). */
+export function renderMarkdown(saved: Saved): string {
+  const out: string[] = [];
+  for (const r of saved.results) {
+    out.push(`### ${r.title}`, "");
+    out.push(`Sizes: 1/10 = ${r.sizes.tenth ?? "–"}; full = ${r.sizes.full ?? "–"}.`, "");
+    out.push("| figure | unit | 1/10 size | full size | growth | target | |", "|---|---|--:|--:|---|---|---|");
+    for (const f of r.figures) {
+      const name = f.name.replace(/^ +/, "↳ ");
+      const cells = [name, f.unit, fmt(f.values.tenth), fmt(f.values.full), f.growth, f.target ?? "", f.verdict ?? ""];
+      out.push(`| ${cells.map((c) => c.replaceAll("|", "\\|")).join(" | ")} |`);
+    }
+    out.push("");
+  }
+  return out.join("\n");
+}
