@@ -8,23 +8,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { requiredAccess } from "../controllers/permissions.ts";
+import { API_CALLS, requiredAccess } from "../controllers/permissions.ts";
 import { Resources } from "../kube/client-types.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const DIR = join(ROOT, "deploy", "kubernetes");
 
-interface Call {
-  readonly verb: string;
-  readonly group?: string;
-  readonly resource?: string;
-  readonly subresource?: string;
-  readonly namespace?: string;
-  readonly name?: string;
-  readonly nonResourceURL?: string;
-  readonly defaultRole?: string;
-  readonly by: readonly string[];
-}
+/** One entry of api-calls.json, as controllers/permissions.ts reads it. */
+type Call = (typeof API_CALLS)[number];
 interface Rule {
   readonly apiGroups?: string[];
   readonly resources?: string[];
@@ -42,7 +33,7 @@ interface Grant {
   readonly name: string;
 }
 
-const calls = (JSON.parse(await readFile(join(DIR, "api-calls.json"), "utf8")) as { calls: Call[] }).calls;
+const calls = API_CALLS;
 const yamlDocs = async (path: string): Promise<Doc[]> =>
   (await readFile(path, "utf8"))
     .split(/^---$/m)
