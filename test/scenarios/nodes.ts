@@ -104,7 +104,10 @@ function sharedScenarios(run: NodesRun, nodeCount: number): void {
       timeoutMs: 30_000,
       message: `node-3 deleted; ${said()}`,
     });
-    const deleting = (await cluster.events("node-3")).find((e) => e.reason === "DeletingNode");
+    // The recorder writes from its queue: the event can land just after the node is gone.
+    const find = async () => (await cluster.events("node-3")).find((e) => e.reason === "DeletingNode");
+    await poll(async () => (await find()) !== undefined, { message: `node-3's DeletingNode event; ${said()}` });
+    const deleting = await find();
     expect(deleting?.type).toBe("Normal");
     expect(deleting?.message).toBe("Deleting node node-3 because it does not exist in the cloud provider");
   });
