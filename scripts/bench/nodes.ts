@@ -5,7 +5,7 @@
  *
  * Runs: default flags; then with the client's API rate limit lifted (`--kube-api-qps=1000`), no added cloud
  * latency, and 50 ms of cloud latency at the default `--concurrent-node-syncs`, at `=1` and at `=2` (those two on
- * at most 200 nodes: one worker needs ~100 s for 1000).
+ * at most 200 nodes: one worker needs about 50 s for 1000).
  */
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
