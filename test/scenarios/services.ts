@@ -94,8 +94,19 @@ export class ServicesRun {
     return seen;
   }
 
-  async reasons(name: string): Promise<(string | undefined)[]> {
-    return (await this.cluster.events(name)).map((e) => e.reason);
+  /**
+   * The Service's event reasons once every `wanted` one is there: the recorder writes from a queue, so an event
+   * can land a moment after the change it reports. Times out (and the caller's assertion then says which is missing).
+   */
+  async reasons(name: string, wanted: readonly string[]): Promise<(string | undefined)[]> {
+    let seen: (string | undefined)[] = [];
+    const complete = async () => {
+      seen = (await this.cluster.events(name)).map((e) => e.reason);
+      return wanted.every((w) => seen.includes(w));
+    };
+    // On timeout the caller's assertion names what is missing, so the wait itself only stops waiting.
+    await poll(complete, { timeoutMs: 20_000, message: `events ${wanted.join(", ")} on ${name}` }).catch(() => {});
+    return seen;
   }
 }
 
@@ -124,7 +135,7 @@ function sharedScenarios(run: ServicesRun, skip: NonNullable<ServicesTier["skip"
     expect(lb?.nodes).toEqual(["node-1", "node-2", "node-3"]);
     expect(lb?.ports.map((p) => p.port)).toEqual([80]);
     expect(lb?.ports[0]?.nodePort).toBe(svc.spec?.ports?.[0]?.nodePort as number);
-    const events = await run.reasons("web");
+    const events = await run.reasons("web", ["EnsuringLoadBalancer", "EnsuredLoadBalancer"]);
     expect(events).toContain("EnsuringLoadBalancer");
     expect(events).toContain("EnsuredLoadBalancer");
   });
@@ -161,7 +172,7 @@ function sharedScenarios(run: ServicesRun, skip: NonNullable<ServicesTier["skip"
     await poll(async () => Bun.deepEquals((await run.lbFor(uid))?.nodes, ["node-1", "node-3", "node-4"]), {
       message: `node-2 off web's load balancer; manager said:\n${run.manager.output()}`,
     });
-    expect(await run.reasons("web")).toContain("UpdatedLoadBalancer");
+    expect(await run.reasons("web", ["UpdatedLoadBalancer"])).toContain("UpdatedLoadBalancer");
   });
 
   test("deleting the Service deletes its load balancer before the Service goes", async () => {
@@ -170,7 +181,7 @@ function sharedScenarios(run: ServicesRun, skip: NonNullable<ServicesTier["skip"
     await run.cluster.client.delete(Resources.services, "web", ns);
     const seen = await run.watchDeletion("web", uid);
     expect(seen.filter((s) => !s.service && s.lb)).toEqual([]);
-    expect(await run.reasons("web")).toContain("DeletedLoadBalancer");
+    expect(await run.reasons("web", ["DeletedLoadBalancer"])).toContain("DeletedLoadBalancer");
   });
 
   test("with the controllers stopped, the finalizer holds a deleted Service while its load balancer exists", async () => {
