@@ -1,5 +1,5 @@
 /**
- * The metal provider's cloud-config (`--cloud-config`, YAML or JSON), documented in docs/metal.md. Every part is
+ * The metal provider's cloud-config (`--cloud-config`, YAML or JSON), documented in docs/providers/metal.md. Every part is
  * optional: without a file, nodes are initialised from what they report themselves and there are no load balancers.
  *
  * ```yaml

@@ -8,7 +8,7 @@
  * - The configuration is the strict one, `requireInventoryEntry` and `deleteNodesMissingFromInventory` both on:
  *   only then does a machine missing from the inventory mean "not found" as the contract has it. With the defaults a
  *   node without an entry is initialised from what it reports and never reported missing, on purpose (bare-metal
- *   nodes are not deleted because nobody described them; see docs/metal.md); instances.test.ts covers that, and
+ *   nodes are not deleted because nobody described them; see docs/providers/metal.md); instances.test.ts covers that, and
  *   against the "deleted" and "never created" checks it would fail by design.
  * - Load balancers are allocations recorded on Services. The service controller only hands the provider Services
  *   from its informer, so they exist in the API; `inCluster` below stores each Service the suite passes before the
