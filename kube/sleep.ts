@@ -1,25 +1,42 @@
-/** The clock the Kubernetes layer reads; injected so tests can drive time instead of waiting for it. */
+/**
+ * Time as the Kubernetes layer and the controller runtime read it; injected so tests can drive time instead of
+ * waiting for it. This is the lowest layer that needs it, so the one implementation lives here.
+ */
+
+/** Milliseconds since the Unix epoch. */
 export type Now = () => number;
 
 /**
- * Waits `ms`. When `signal` aborts it resolves early and never rejects (the same contract as
- * controllers/runtime/clock.ts, so the runtime's clock can be passed in); callers check the signal afterwards.
+ * Waits `ms`. When `signal` aborts it resolves early (releasing its timer) and never rejects, so a loop can always
+ * `await sleep(…, signal)` and check the signal afterwards.
  */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-export const abortableSleep: Sleep = (ms, signal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) {
-      resolve();
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+/** Run `fn` once after `ms`; the returned function cancels it (a no-op once it ran). */
+export type SetTimer = (fn: () => void, ms: number) => () => void;
+
+/** The real timer. */
+export const setTimer: SetTimer = (fn, ms) => {
+  const handle = setTimeout(fn, Math.max(0, ms));
+  return () => clearTimeout(handle);
+};
+
+/** `Sleep` built on any `SetTimer` (a fake clock's too), honouring the abort contract above. */
+export const sleepWith =
+  (timer: SetTimer): Sleep =>
+  (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const onAbort = () => {
+        cancel();
+        resolve();
+      };
+      const cancel = timer(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+
+/** `Sleep` on the real timer. */
+export const abortableSleep: Sleep = sleepWith(setTimer);
