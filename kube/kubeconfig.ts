@@ -1,15 +1,31 @@
 /**
- * Finding and loading the kubeconfig, with `@kubernetes/client-node`'s `KubeConfig` as the parser.
+ * Finding, reading and merging the kubeconfig, by kubectl's rules.
  *
- * The rules, in order: an explicit `--kubeconfig` path; else in-cluster when `KUBERNETES_SERVICE_HOST` is set;
- * else `KUBECONFIG` (a `:`-separated list, missing files skipped, the first file's current-context wins); else
- * `~/.kube/config`; else, with `--master`, that server and no credentials; else an error. client-node's own
- * `loadFromDefault` would fall back to `http://localhost:8080` silently, which is never what a CCM wants.
+ * Where from, in order: an explicit `--kubeconfig` path; else in-cluster when `KUBERNETES_SERVICE_HOST` is set;
+ * else `KUBECONFIG` (a `:`-separated list, missing files skipped); else `~/.kube/config`; else, with `--master`,
+ * that server and no credentials; else an error. client-node's own `loadFromDefault` would fall back to
+ * `http://localhost:8080` silently, which is never what a CCM wants.
+ *
+ * Merging, as client-go does: for clusters, users and contexts the first file to name an entry wins, and the
+ * first file to set `current-context` wins; the same name twice in one file is an error. Relative file paths
+ * (certificate-authority, client-certificate, client-key, token-file) resolve against the folder of the file
+ * that holds them.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
-import { ConfigError } from "../providers/errors.ts";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { validate } from "../providers/config.ts";
+import { ConfigError, type ConfigIssue } from "../providers/errors.ts";
+import type { ExecConfig } from "./credentials.ts";
+import {
+  type KubeCluster,
+  type KubeContext,
+  type Kubeconfig,
+  type KubeconfigFile,
+  KubeconfigFileSchema,
+  type KubeUser,
+} from "./kubeconfig-schema.ts";
+
+export type { KubeCluster, KubeContext, Kubeconfig, KubeUser } from "./kubeconfig-schema.ts";
 
 export const DEFAULT_SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -26,30 +42,23 @@ export interface LoadKubeConfigOptions {
   readonly serviceAccountDir?: string;
 }
 
-/** A loaded kubeconfig, and what client-node forgets about it. */
 export interface LoadedKubeConfig {
-  readonly kc: KubeConfig;
+  readonly config: Kubeconfig;
   /** For messages: the kubeconfig path(s), `in-cluster`, or `--master`. */
   readonly source: string;
-  /** Per user name: the absolute `token-file` path (client-node reads it once at load and drops the path). */
-  readonly tokenFiles: ReadonlyMap<string, string>;
-  /** Per user name: the folder of the file that defined it (relative exec commands resolve there). */
-  readonly userDirs: ReadonlyMap<string, string>;
 }
 
 export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): LoadedKubeConfig {
   const env = opts.env ?? process.env;
   const loaded = findAndLoad(opts, env);
-  if (opts.context) {
-    if (!loaded.kc.getContextObject(opts.context)) {
-      const known = loaded.kc.getContexts().map((c) => c.name);
-      throw new ConfigError(`kubeconfig ${loaded.source}`, [
-        { path: "--context", message: `context ${opts.context} does not exist (have: ${known.join(", ") || "none"})` },
-      ]);
-    }
-    loaded.kc.setCurrentContext(opts.context);
+  if (!opts.context) return loaded;
+  if (!loaded.config.contexts.has(opts.context)) {
+    const known = [...loaded.config.contexts.keys()];
+    throw new ConfigError(`kubeconfig ${loaded.source}`, [
+      { path: "--context", message: `context ${opts.context} does not exist (have: ${known.join(", ") || "none"})` },
+    ]);
   }
-  return loaded;
+  return { ...loaded, config: { ...loaded.config, currentContext: opts.context } };
 }
 
 function findAndLoad(opts: LoadKubeConfigOptions, env: Readonly<Record<string, string | undefined>>): LoadedKubeConfig {
@@ -67,9 +76,13 @@ function findAndLoad(opts: LoadKubeConfigOptions, env: Readonly<Record<string, s
   const homeConfig = home ? join(home, ".kube", "config") : undefined;
   if (homeConfig && existsSync(homeConfig)) return loadFiles([homeConfig], homeConfig);
   if (opts.master) {
-    const kc = new KubeConfig();
-    kc.loadFromClusterAndUser({ name: "master", server: opts.master, skipTLSVerify: false }, { name: "anonymous" });
-    return { kc, source: "--master", tokenFiles: new Map(), userDirs: new Map() };
+    return {
+      config: single(
+        { name: "master", server: opts.master, skipTLSVerify: false },
+        { name: "anonymous", dir: process.cwd() },
+      ),
+      source: "--master",
+    };
   }
   throw new ConfigError("kubeconfig", [
     {
@@ -80,83 +93,125 @@ function findAndLoad(opts: LoadKubeConfigOptions, env: Readonly<Record<string, s
 }
 
 function loadFiles(files: readonly string[], source: string): LoadedKubeConfig {
-  let kc: KubeConfig | undefined;
-  const tokenFiles = new Map<string, string>();
-  const userDirs = new Map<string, string>();
+  const clusters = new Map<string, KubeCluster>();
+  const users = new Map<string, KubeUser>();
+  const contexts = new Map<string, KubeContext>();
+  let currentContext = "";
   for (const file of files) {
-    const one = new KubeConfig();
-    const dir = dirname(file);
-    let users: KubeconfigUser[] = [];
-    try {
-      const doc = parseYaml(readFileSync(file, "utf8"));
-      users = Array.isArray(doc?.users) ? (doc.users as KubeconfigUser[]) : [];
-      // client-node reads a token-file relative to the working directory; kubectl, relative to the kubeconfig.
-      if (absolutizeTokenFiles(users, dir)) {
-        one.loadFromString(JSON.stringify(doc));
-        one.makePathsAbsolute(dir);
-      } else {
-        one.loadFromFile(file);
-      }
-    } catch (err) {
-      throw new ConfigError(`kubeconfig ${file}`, [{ path: "", message: (err as Error).message }], { cause: err });
+    const one = readKubeconfigFile(file);
+    for (const [into, from] of [
+      [clusters, one.clusters],
+      [users, one.users],
+      [contexts, one.contexts],
+    ] as const) {
+      for (const [name, entry] of from) if (!into.has(name)) (into as Map<string, typeof entry>).set(name, entry);
     }
-    collectUserPaths(users, dir, tokenFiles, userDirs);
-    if (!kc) {
-      kc = one;
-      continue;
-    }
-    try {
-      kc.mergeConfig(one, Boolean(kc.currentContext));
-    } catch (err) {
-      throw new ConfigError(`kubeconfig ${file}`, [{ path: "", message: (err as Error).message }], { cause: err });
-    }
+    currentContext ||= one.currentContext;
   }
-  if (!kc) throw new ConfigError("kubeconfig", [{ path: "", message: "no file given" }]);
-  return { kc, source, tokenFiles, userDirs };
+  return { config: { clusters, users, contexts, currentContext }, source };
 }
 
-type KubeconfigUser = { name?: unknown; user?: Record<string, unknown> | null };
-
-/** The kubeconfig as YAML; undefined when Bun's parser disagrees with client-node's (then client-node decides). */
-function parseYaml(text: string): { users?: unknown } | undefined {
+/** One file, validated, with its relative paths made absolute. */
+export function readKubeconfigFile(file: string): Kubeconfig {
+  const where = `kubeconfig ${file}`;
+  let doc: unknown;
   try {
-    const doc = Bun.YAML.parse(text);
-    return typeof doc === "object" && doc !== null ? (doc as { users?: unknown }) : undefined;
-  } catch {
-    return undefined;
+    doc = Bun.YAML.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    const what = (err as NodeJS.ErrnoException).code ? "cannot be read" : "is not valid YAML or JSON";
+    throw new ConfigError(where, [{ path: "", message: `${what}: ${(err as Error).message}` }], { cause: err });
   }
+  const parsed = validate(KubeconfigFileSchema, doc ?? {}, where);
+  const dir = resolve(dirname(file));
+  const issues: ConfigIssue[] = [];
+  const config = toModel(parsed, dir, issues);
+  if (issues.length > 0) throw new ConfigError(where, issues);
+  return config;
 }
 
-function absolutizeTokenFiles(users: KubeconfigUser[], dir: string): boolean {
-  let changed = false;
-  for (const u of users) {
-    const tf = u?.user?.["token-file"];
-    if (typeof tf === "string" && tf !== "" && !isAbsolute(tf)) {
-      u.user!["token-file"] = join(dir, tf);
-      changed = true;
+function toModel(f: KubeconfigFile, dir: string, issues: ConfigIssue[]): Kubeconfig {
+  const path = (p: string | null | undefined) => (p ? (isAbsolute(p) ? p : join(dir, p)) : undefined);
+  const clusters = byName("clusters", f.clusters, issues, ({ name, cluster: c }) => ({
+    name,
+    server: (c.server ?? "").replace(/\/+$/, ""),
+    caFile: path(c["certificate-authority"]),
+    caData: c["certificate-authority-data"] || undefined,
+    skipTLSVerify: c["insecure-skip-tls-verify"] === true,
+    tlsServerName: c["tls-server-name"] || undefined,
+    proxyUrl: c["proxy-url"] || undefined,
+  }));
+  const users = byName("users", f.users, issues, ({ name, user: u }) => ({
+    name,
+    dir,
+    token: u?.token || undefined,
+    tokenFile: path(u?.["token-file"]),
+    certFile: path(u?.["client-certificate"]),
+    certData: u?.["client-certificate-data"] || undefined,
+    keyFile: path(u?.["client-key"]),
+    keyData: u?.["client-key-data"] || undefined,
+    username: u?.username || undefined,
+    password: u?.password ?? undefined,
+    impersonateUser: u?.as || undefined,
+    exec: u?.exec ? execOf(u.exec) : undefined,
+    authProvider: u?.["auth-provider"]
+      ? { name: u["auth-provider"].name, config: u["auth-provider"].config ?? {} }
+      : undefined,
+  }));
+  const contexts = byName("contexts", f.contexts, issues, ({ name, context: c }) => ({
+    name,
+    cluster: c.cluster ?? "",
+    user: c.user || undefined,
+    namespace: c.namespace || undefined,
+  }));
+  return { clusters, users, contexts, currentContext: f["current-context"] ?? "" };
+}
+
+type ExecFile = NonNullable<NonNullable<NonNullable<KubeconfigFile["users"]>[number]["user"]>["exec"]>;
+
+function execOf(e: ExecFile): ExecConfig {
+  return {
+    command: e.command ?? "",
+    args: e.args ?? null,
+    env: e.env ?? null,
+    ...(e.apiVersion && { apiVersion: e.apiVersion }),
+    ...(e.installHint && { installHint: e.installHint }),
+    ...(e.provideClusterInfo != null && { provideClusterInfo: e.provideClusterInfo }),
+  };
+}
+
+function byName<In extends { name: string }, Out>(
+  list: string,
+  entries: readonly In[] | null | undefined,
+  issues: ConfigIssue[],
+  build: (entry: In) => Out,
+): Map<string, Out> {
+  const out = new Map<string, Out>();
+  (entries ?? []).forEach((entry, i) => {
+    if (out.has(entry.name)) {
+      issues.push({
+        path: `${list}[${i}].name`,
+        message: `${entry.name} is already defined above; names must be unique`,
+      });
+    } else {
+      out.set(entry.name, build(entry));
     }
-  }
-  return changed;
+  });
+  return out;
 }
 
-/** Each user's token-file and folder; the first file naming a user wins, as in merging. */
-function collectUserPaths(
-  users: KubeconfigUser[],
-  dir: string,
-  tokenFiles: Map<string, string>,
-  userDirs: Map<string, string>,
-) {
-  for (const u of users) {
-    if (typeof u?.name !== "string" || userDirs.has(u.name)) continue;
-    userDirs.set(u.name, dir);
-    const tf = u.user?.["token-file"];
-    if (typeof tf === "string" && tf !== "") tokenFiles.set(u.name, tf);
-  }
+function single(cluster: KubeCluster, user: KubeUser, namespace?: string): Kubeconfig {
+  const context: KubeContext = { name: cluster.name, cluster: cluster.name, user: user.name, namespace };
+  return {
+    clusters: new Map([[cluster.name, cluster]]),
+    users: new Map([[user.name, user]]),
+    contexts: new Map([[context.name, context]]),
+    currentContext: context.name,
+  };
 }
 
 /**
- * In-cluster settings from the environment and the service-account folder. Built here rather than with
- * `KubeConfig.loadFromCluster`, which reads `process.env` itself and picks plain HTTP for some ports.
+ * In-cluster settings from the environment and the service-account folder, as client-go's `InClusterConfig`:
+ * always HTTPS, the token file re-read while running.
  */
 function loadInCluster(env: Readonly<Record<string, string | undefined>>, saDir: string): LoadedKubeConfig {
   const host = env.KUBERNETES_SERVICE_HOST ?? "";
@@ -168,16 +223,12 @@ function loadInCluster(env: Readonly<Record<string, string | undefined>>, saDir:
     ]);
   }
   const hostPart = host.includes(":") ? `[${host}]` : host;
-  const tokenFile = join(saDir, "token");
-  const kc = new KubeConfig();
-  kc.loadFromClusterAndUser(
-    { name: "in-cluster", server: `https://${hostPart}:${port}`, caFile: join(saDir, "ca.crt"), skipTLSVerify: false },
-    { name: "in-cluster", authProvider: { name: "tokenFile", config: { tokenFile } } },
-  );
   const nsFile = join(saDir, "namespace");
-  if (existsSync(nsFile)) {
-    const namespace = readFileSync(nsFile, "utf8").trim();
-    kc.contexts = [{ ...kc.contexts[0]!, namespace }];
-  }
-  return { kc, source, tokenFiles: new Map([["in-cluster", tokenFile]]), userDirs: new Map() };
+  const namespace = existsSync(nsFile) ? readFileSync(nsFile, "utf8").trim() || undefined : undefined;
+  const config = single(
+    { name: "in-cluster", server: `https://${hostPart}:${port}`, caFile: join(saDir, "ca.crt"), skipTLSVerify: false },
+    { name: "in-cluster", dir: saDir, tokenFile: join(saDir, "token") },
+    namespace,
+  );
+  return { config, source };
 }

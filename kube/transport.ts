@@ -2,16 +2,15 @@
  * From a kubeconfig to what each request needs: the server URL, auth headers and Bun `fetch` TLS options.
  *
  * Why not client-node's request path: under Bun it silently drops every TLS setting of the kubeconfig
- * (shared/reference/bun-client-node-probe.md §1). `KubeConfig` only parses; everything here is read from its
- * public `Cluster`/`User` objects and handed to Bun's `fetch({ tls })`, which verifies correctly.
+ * (shared/reference/bun-client-node-probe.md §1). Everything here is read from the kubeconfig model of
+ * `kubeconfig.ts` and handed to Bun's `fetch({ tls })`, which verifies correctly.
  *
  * Credentials that rotate are re-read: token files and certificate files every `fileRefreshMs` (default one
  * minute, like client-go), exec plugins when their credential expires or after a 401 (`unauthorized()`).
  */
-import type { Cluster, User } from "@kubernetes/client-node";
 import { ConfigError, type ConfigIssue } from "../providers/errors.ts";
 import { type ExecConfig, ExecCredentialSource, RefreshingFile } from "./credentials.ts";
-import { type LoadKubeConfigOptions, loadKubeConfig } from "./kubeconfig.ts";
+import { type KubeCluster, type KubeUser, type LoadKubeConfigOptions, loadKubeConfig } from "./kubeconfig.ts";
 import type { Now } from "./sleep.ts";
 
 /** The subset of Bun's `fetch` `tls` option the kubeconfig can set; PEM text. */
@@ -52,18 +51,17 @@ export interface TransportOptions extends LoadKubeConfigOptions {
 
 /** Loads the kubeconfig by the rules of `loadKubeConfig` and builds a transport; `master` overrides its server. */
 export function loadTransport(opts: TransportOptions = {}): Transport {
-  const loaded = loadKubeConfig(opts);
-  const { kc, source } = loaded;
+  const { config, source } = loadKubeConfig(opts);
   const now = opts.now ?? Date.now;
   const refreshMs = opts.fileRefreshMs ?? 60_000;
   const where = `kubeconfig ${source}`;
   const issues: ConfigIssue[] = [];
   const problem = (path: string, message: string) => issues.push({ path, message });
 
-  const ctxName = kc.getCurrentContext();
-  const ctx = ctxName ? kc.getContextObject(ctxName) : null;
+  const ctxName = config.currentContext;
+  const ctx = ctxName ? config.contexts.get(ctxName) : undefined;
   if (!ctx) {
-    const known = kc.getContexts().map((c) => c.name);
+    const known = [...config.contexts.keys()];
     throw new ConfigError(where, [
       {
         path: "current-context",
@@ -71,17 +69,15 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
       },
     ]);
   }
-  const cluster = kc.getCluster(ctx.cluster);
-  if (!cluster)
-    throw new ConfigError(where, [{ path: `contexts[${ctx.name}]`, message: `cluster ${ctx.cluster} does not exist` }]);
-  const user: User | null = ctx.user ? kc.getUser(ctx.user) : null;
+  const cluster = config.clusters.get(ctx.cluster);
+  if (!cluster) {
+    const message = ctx.cluster ? `cluster ${ctx.cluster} does not exist` : "names no cluster";
+    throw new ConfigError(where, [{ path: `contexts[${ctx.name}]`, message }]);
+  }
+  const user = ctx.user ? (config.users.get(ctx.user) ?? null) : null;
   if (ctx.user && !user) problem(`contexts[${ctx.name}]`, `user ${ctx.user} does not exist`);
-
-  const server = parseServer(
-    opts.master || cluster.server,
-    opts.master ? "--master" : `clusters[${cluster.name}].server`,
-    problem,
-  );
+  const serverAt = opts.master ? "--master" : `clusters[${cluster.name}].server`;
+  const server = parseServer(opts.master || cluster.server, serverAt, problem);
   const secure = server.startsWith("https:");
   const c = `clusters[${cluster.name}]`;
   const u = `users[${user?.name ?? ""}]`;
@@ -92,7 +88,7 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
   const cert = user ? pem(user.certFile, user.certData, `${u}.client-certificate`, refreshMs, now, problem) : undefined;
   const key = user ? pem(user.keyFile, user.keyData, `${u}.client-key`, refreshMs, now, problem) : undefined;
   if (Boolean(cert) !== Boolean(key)) problem(u, "client-certificate and client-key must be given together");
-  const auth = user ? authFor(user, loaded, cluster, server, { now, refreshMs, problem, at: u }) : undefined;
+  const auth = user ? authFor(user, cluster, server, { now, refreshMs, problem, at: u }) : undefined;
   if (cluster.proxyUrl && !/^https?:\/\//.test(cluster.proxyUrl)) {
     problem(`${c}.proxy-url`, `${cluster.proxyUrl}: only http:// and https:// proxies are supported`);
   }
@@ -125,6 +121,10 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
 type Problem = (path: string, message: string) => void;
 
 function parseServer(raw: string, at: string, problem: Problem): string {
+  if (raw === "") {
+    problem(at, "is missing; set the API server's URL");
+    return raw;
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -172,21 +172,20 @@ interface Auth {
 }
 
 function authFor(
-  user: User,
-  loaded: { readonly tokenFiles: ReadonlyMap<string, string>; readonly userDirs: ReadonlyMap<string, string> },
-  cluster: Cluster,
+  user: KubeUser,
+  cluster: KubeCluster,
   server: string,
   o: { now: Now; refreshMs: number; problem: Problem; at: string },
 ): Auth | undefined {
-  const provider = user.authProvider as { name?: string; config?: Record<string, unknown> } | null | undefined;
-  const exec = (user.exec ?? provider?.config?.exec) as ExecConfig | null | undefined;
+  const provider = user.authProvider;
+  const exec = user.exec ?? (provider?.config.exec as ExecConfig | null | undefined);
   if (exec) {
     if (typeof exec.command !== "string" || exec.command === "") {
       o.problem(`${o.at}.exec.command`, "is missing");
       return undefined;
     }
     const src = new ExecCredentialSource(exec, {
-      baseDir: loaded.userDirs.get(user.name) ?? process.cwd(),
+      baseDir: user.dir,
       now: o.now,
       cluster: {
         server,
@@ -207,12 +206,12 @@ function authFor(
       invalidate: () => src.invalidate(),
     };
   }
-  const providerFile = typeof provider?.config?.tokenFile === "string" ? provider.config.tokenFile : undefined;
+  const providerFile = typeof provider?.config.tokenFile === "string" ? provider.config.tokenFile : undefined;
   if (provider && !providerFile) {
     o.problem(`${o.at}.auth-provider`, `${provider.name ?? "(unnamed)"} is not supported; use an exec plugin`);
     return undefined;
   }
-  const tokenFile = loaded.tokenFiles.get(user.name) ?? providerFile;
+  const tokenFile = user.tokenFile ?? providerFile;
   if (tokenFile) {
     const f = new RefreshingFile(tokenFile, o.refreshMs, o.now);
     try {
