@@ -3,10 +3,12 @@
  * when none are given — a self-signed certificate generated in memory at start for `localhost` and `127.0.0.1`
  * (subject `localhost@<unix seconds>`, one year). Nothing is written to disk.
  *
- * Generation uses the `selfsigned` package (EC P-256, SHA-256); it runs under `bun` and in compiled executables.
+ * Generation uses WebCrypto (EC P-256, ECDSA with SHA-256) and `./x509.ts`; no X.509 package, which would cost
+ * megabytes of resident code in the compiled executable for this one certificate.
  */
-import { generate } from "selfsigned";
+import { parseIP } from "../../net/ip.ts";
 import type { Now } from "./clock.ts";
+import { pem, randomSerial, selfSignedServerCertificate } from "./x509.ts";
 
 export interface ServingCert {
   readonly cert: string;
@@ -25,35 +27,41 @@ export interface SelfSignedOptions {
   readonly ips?: readonly string[];
 }
 
+const VALIDITY_MS = 365 * 24 * 3600_000;
+/** Tolerates a client whose clock is a little behind. */
+const BACKDATE_MS = 60_000;
+/** What a dNSName (IA5String) may hold: printable ASCII, no space. */
+const DNS_NAME = /^[\x21-\x7e]+$/;
+
+/**
+ * A fresh key and a certificate for `dnsNames` and `ips`, issued by itself; subject `<first DNS name>@<unix
+ * seconds>`. A DNS name that is not printable ASCII or an IP that does not parse is a `ServingCertError`.
+ */
 export const generateSelfSignedCert = async ({
   now,
   dnsNames = ["localhost"],
   ips = ["127.0.0.1"],
 }: SelfSignedOptions): Promise<ServingCert> => {
-  const notBefore = new Date(now() - 60_000);
-  const notAfter = new Date(now() + 365 * 24 * 3600_000);
-  const pems = await generate(
-    [{ name: "commonName", value: `${dnsNames[0] ?? "localhost"}@${Math.floor(now() / 1000)}` }],
-    {
-      keyType: "ec",
-      algorithm: "sha256",
-      notBeforeDate: notBefore,
-      notAfterDate: notAfter,
-      extensions: [
-        { name: "basicConstraints", cA: false, critical: true },
-        { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-        { name: "extKeyUsage", serverAuth: true },
-        {
-          name: "subjectAltName",
-          altNames: [
-            ...dnsNames.map((value) => ({ type: 2 as const, value })),
-            ...ips.map((ip) => ({ type: 7 as const, ip })),
-          ],
-        },
-      ],
-    },
-  );
-  return { cert: pems.cert, key: pems.private, selfSigned: true };
+  const badName = dnsNames.find((dns) => !DNS_NAME.test(dns));
+  if (badName !== undefined) throw new ServingCertError(`invalid DNS name ${JSON.stringify(badName)}`);
+  const addresses = ips.map((text) => {
+    const ip = parseIP(text);
+    if (!ip) throw new ServingCertError(`invalid IP address ${JSON.stringify(text)}`);
+    return ip;
+  });
+  const at = now();
+  const keys = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
+  const der = await selfSignedServerCertificate({
+    keys,
+    serial: randomSerial(),
+    commonName: `${dnsNames[0] ?? "localhost"}@${Math.floor(at / 1000)}`,
+    notBefore: new Date(at - BACKDATE_MS),
+    notAfter: new Date(at + VALIDITY_MS),
+    dnsNames,
+    ips: addresses,
+  });
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", keys.privateKey));
+  return { cert: pem("CERTIFICATE", der), key: pem("PRIVATE KEY", pkcs8), selfSigned: true };
 };
 
 /** The operator's pair when both files are given; a generated one when neither is; an error for only one. */

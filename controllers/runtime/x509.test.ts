@@ -1,0 +1,169 @@
+import { describe, expect, test } from "bun:test";
+import { createPublicKey, verify, X509Certificate } from "node:crypto";
+import { type BaseBlock, type Constructed, fromBER } from "asn1js";
+import { parseIP, parseIPStrict } from "../../net/ip.ts";
+import {
+  ecdsaSignatureDer,
+  ipBytes,
+  pem,
+  positiveIntegerContent,
+  randomSerial,
+  selfSignedServerCertificate,
+  validityTime,
+} from "./x509.ts";
+
+const hex = (bytes: ArrayBuffer | Uint8Array) =>
+  Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString("hex");
+const bytes = (h: string) => new Uint8Array(Buffer.from(h, "hex"));
+const p256 = () => crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
+
+describe("positive integers", () => {
+  test.each([
+    ["01", "01"],
+    ["7f", "7f"],
+    ["80", "0080"],
+    ["ff00", "00ff00"],
+    ["0080", "0080"],
+    ["00007f", "7f"],
+    ["000001", "01"],
+    ["0000", "00"],
+    ["", "00"],
+  ])("magnitude %p is written as the minimal content %p", (magnitude, content) => {
+    expect(hex(positiveIntegerContent(bytes(magnitude)))).toBe(content);
+  });
+});
+
+describe("ECDSA signatures", () => {
+  test.each([
+    [
+      "r with its top bit set gains a zero byte",
+      `80${"11".repeat(31)}`,
+      `00${"22".repeat(31)}`,
+      `02210080${"11".repeat(31)} 021f${"22".repeat(31)}`,
+    ],
+    [
+      "leading zeros are dropped, down to the one a top bit needs",
+      `0000${"7f".repeat(30)}`,
+      `0000${"81".repeat(30)}`,
+      `021e${"7f".repeat(30)} 021f00${"81".repeat(30)}`,
+    ],
+    ["a zero half is one zero byte", "00".repeat(32), `${"01".repeat(32)}`, `020100 0220${"01".repeat(32)}`],
+  ])("%s", (_, r, s, integers) => {
+    const body = integers.replaceAll(" ", "");
+    const expected = `30${(body.length / 2).toString(16).padStart(2, "0")}${body}`;
+    expect(hex(ecdsaSignatureDer(bytes(r + s)))).toBe(expected);
+  });
+
+  test("a WebCrypto signature in DER verifies with OpenSSL's DER reading", async () => {
+    const keys = await p256();
+    const data = new TextEncoder().encode("to be signed");
+    for (let i = 0; i < 20; i++) {
+      const raw = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, keys.privateKey, data);
+      const spki = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey));
+      const publicKey = createPublicKey({ key: spki, format: "der", type: "spki" });
+      expect(verify("sha256", data, publicKey, ecdsaSignatureDer(new Uint8Array(raw)))).toBeTrue();
+    }
+  });
+
+  test.each([0, 63])("a raw signature of %i bytes is refused", (length) => {
+    expect(() => ecdsaSignatureDer(new Uint8Array(length))).toThrow(RangeError);
+  });
+});
+
+describe("IP addresses", () => {
+  test.each([
+    ["10.1.2.3", parseIP, "0a010203"],
+    ["::1", parseIP, `${"00".repeat(15)}01`],
+    ["2001:db8::ff00:42:8329", parseIP, "20010db8000000000000ff0000428329"],
+    ["::ffff:1.2.3.4", parseIP, "01020304"],
+    ["::ffff:1.2.3.4", parseIPStrict, "00000000000000000000ffff01020304"],
+  ])("%s read by %p is %s", (text, parse, expected) => {
+    const ip = parse(text);
+    if (!ip) throw new Error(`${text} does not parse`);
+    expect(hex(ipBytes(ip))).toBe(expected);
+  });
+});
+
+describe("validity times", () => {
+  test.each([
+    ["2026-01-01T00:00:00.789Z", 0x17, "260101000000Z"],
+    ["1950-01-01T00:00:00Z", 0x17, "500101000000Z"],
+    ["2049-12-31T23:59:59.999Z", 0x17, "491231235959Z"],
+    ["2050-01-01T00:00:00Z", 0x18, "20500101000000Z"],
+    ["2051-06-15T12:30:45.500Z", 0x18, "20510615123045Z"],
+    ["1949-12-31T23:59:59Z", 0x18, "19491231235959Z"],
+  ])("%s is tag %i with %p, to the second", (iso, tag, text) => {
+    const der = new Uint8Array(validityTime(new Date(iso)).toBER());
+    expect([der[0], der[1], Buffer.from(der.subarray(2)).toString("latin1")]).toEqual([tag, text.length, text]);
+  });
+});
+
+describe("serials", () => {
+  test("a random serial is 16 bytes, positive and non-zero", () => {
+    for (let i = 0; i < 200; i++) {
+      const serial = randomSerial();
+      expect(serial).toHaveLength(16);
+      expect(serial[0]! & 0xc0).toBe(0x40);
+    }
+  });
+});
+
+describe("PEM", () => {
+  test.each([1, 47, 48, 49, 100, 480])("%i bytes give lines of at most 64 characters that decode back", (length) => {
+    const der = crypto.getRandomValues(new Uint8Array(length));
+    const text = pem("THING", der);
+    const lines = text.split("\n");
+    expect([lines[0], lines.at(-2), lines.at(-1)]).toEqual(["-----BEGIN THING-----", "-----END THING-----", ""]);
+    const body = lines.slice(1, -2);
+    expect(
+      body.every((line, i) => (i < body.length - 1 ? line.length === 64 : line.length > 0 && line.length <= 64)),
+    ).toBeTrue();
+    expect(hex(Buffer.from(body.join(""), "base64"))).toBe(hex(der));
+  });
+});
+
+/** `[extnID, critical]` of each extension, read back from the DER. */
+const extensionsOf = (der: Uint8Array): [string, boolean][] => {
+  const { result } = fromBER(der);
+  const children = (block: BaseBlock) => (block as Constructed).valueBlock.value;
+  const [tbs] = children(result as BaseBlock);
+  const explicit3 = children(tbs!).find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 3);
+  const [list] = children(explicit3!);
+  return children(list!).map((ext) => {
+    const [id, second] = children(ext);
+    return [id!.valueBlock.toString(), second?.idBlock.tagNumber === 1];
+  });
+};
+
+describe("the certificate", () => {
+  const request = async () => ({
+    keys: await p256(),
+    serial: bytes("01"),
+    commonName: "example@1",
+    notBefore: new Date("2026-01-01T00:00:00Z"),
+    notAfter: new Date("2027-01-01T00:00:00Z"),
+    dnsNames: ["example"],
+    ips: [parseIP("192.0.2.1")!],
+  });
+
+  test("marks basicConstraints and keyUsage critical, extKeyUsage and subjectAltName not", async () => {
+    expect(extensionsOf(await selfSignedServerCertificate(await request()))).toEqual([
+      ["2.5.29.19", true],
+      ["2.5.29.15", true],
+      ["2.5.29.37", false],
+      ["2.5.29.17", false],
+    ]);
+  });
+
+  test("leaves out subjectAltName when there is no name or address", async () => {
+    const der = await selfSignedServerCertificate({ ...(await request()), dnsNames: [], ips: [] });
+    expect(extensionsOf(der).map(([id]) => id)).toEqual(["2.5.29.19", "2.5.29.15", "2.5.29.37"]);
+    expect(new X509Certificate(der).subjectAltName).toBeUndefined();
+  });
+
+  test("writes a serial with its top bit set as positive and signs with ecdsa-with-SHA256", async () => {
+    const cert = new X509Certificate(await selfSignedServerCertificate({ ...(await request()), serial: bytes("ff") }));
+    expect([cert.serialNumber, cert.signatureAlgorithm, cert.ca]).toEqual(["FF", "ecdsa-with-SHA256", false]);
+    expect(cert.verify(cert.publicKey)).toBeTrue();
+  });
+});
