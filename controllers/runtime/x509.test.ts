@@ -1,37 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { createPublicKey, verify, X509Certificate } from "node:crypto";
-import { type BaseBlock, type Constructed, fromBER } from "asn1js";
 import { parseIP, parseIPStrict } from "../../net/ip.ts";
-import {
-  ecdsaSignatureDer,
-  ipBytes,
-  pem,
-  positiveIntegerContent,
-  randomSerial,
-  selfSignedServerCertificate,
-  validityTime,
-} from "./x509.ts";
+import { oidText, readDer } from "./der.ts";
+import { ecdsaSignatureDer, ipBytes, pem, randomSerial, selfSignedServerCertificate } from "./x509.ts";
 
 const hex = (bytes: ArrayBuffer | Uint8Array) =>
   Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString("hex");
 const bytes = (h: string) => new Uint8Array(Buffer.from(h, "hex"));
 const p256 = () => crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
-
-describe("positive integers", () => {
-  test.each([
-    ["01", "01"],
-    ["7f", "7f"],
-    ["80", "0080"],
-    ["ff00", "00ff00"],
-    ["0080", "0080"],
-    ["00007f", "7f"],
-    ["000001", "01"],
-    ["0000", "00"],
-    ["", "00"],
-  ])("magnitude %p is written as the minimal content %p", (magnitude, content) => {
-    expect(hex(positiveIntegerContent(bytes(magnitude)))).toBe(content);
-  });
-});
 
 describe("ECDSA signatures", () => {
   test.each([
@@ -84,20 +60,6 @@ describe("IP addresses", () => {
   });
 });
 
-describe("validity times", () => {
-  test.each([
-    ["2026-01-01T00:00:00.789Z", 0x17, "260101000000Z"],
-    ["1950-01-01T00:00:00Z", 0x17, "500101000000Z"],
-    ["2049-12-31T23:59:59.999Z", 0x17, "491231235959Z"],
-    ["2050-01-01T00:00:00Z", 0x18, "20500101000000Z"],
-    ["2051-06-15T12:30:45.500Z", 0x18, "20510615123045Z"],
-    ["1949-12-31T23:59:59Z", 0x18, "19491231235959Z"],
-  ])("%s is tag %i with %p, to the second", (iso, tag, text) => {
-    const der = new Uint8Array(validityTime(new Date(iso)).toBER());
-    expect([der[0], der[1], Buffer.from(der.subarray(2)).toString("latin1")]).toEqual([tag, text.length, text]);
-  });
-});
-
 describe("serials", () => {
   test("a random serial is 16 bytes, positive and non-zero", () => {
     for (let i = 0; i < 200; i++) {
@@ -124,15 +86,11 @@ describe("PEM", () => {
 
 /** `[extnID, critical]` of each extension, read back from the DER. */
 const extensionsOf = (der: Uint8Array): [string, boolean][] => {
-  const { result } = fromBER(der);
-  const children = (block: BaseBlock) => (block as Constructed).valueBlock.value;
-  const [tbs] = children(result as BaseBlock);
-  const explicit3 = children(tbs!).find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 3);
-  const [list] = children(explicit3!);
-  return children(list!).map((ext) => {
-    const [id, second] = children(ext);
-    return [id!.valueBlock.toString(), second?.idBlock.tagNumber === 1];
-  });
+  const [certificate] = readDer(der);
+  const tbs = certificate?.children[0];
+  const explicit3 = tbs?.children.find((node) => node.tag === 0xa3);
+  const list = explicit3?.children[0]?.children ?? [];
+  return list.map((ext) => [oidText(ext.children[0]!.content), ext.children[1]?.tag === 0x01]);
 };
 
 describe("the certificate", () => {
@@ -165,5 +123,17 @@ describe("the certificate", () => {
     const cert = new X509Certificate(await selfSignedServerCertificate({ ...(await request()), serial: bytes("ff") }));
     expect([cert.serialNumber, cert.signatureAlgorithm, cert.ca]).toEqual(["FF", "ecdsa-with-SHA256", false]);
     expect(cert.verify(cert.publicKey)).toBeTrue();
+  });
+
+  test("as a CA, it has cA and keyCertSign, so a client can trust it as its own root", async () => {
+    const cert = new X509Certificate(await selfSignedServerCertificate({ ...(await request()), ca: true }));
+    expect(cert.ca).toBeTrue();
+    expect(cert.checkIssued(cert)).toBeTrue();
+    expect(cert.verify(cert.publicKey)).toBeTrue();
+  });
+
+  test("not as a CA, it cannot issue", async () => {
+    const cert = new X509Certificate(await selfSignedServerCertificate(await request()));
+    expect(cert.ca).toBeFalse();
   });
 });

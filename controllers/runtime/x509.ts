@@ -1,24 +1,24 @@
 /**
- * DER for the one kind of certificate this project makes: a self-signed X.509 v3 certificate for a TLS server,
- * signed with ECDSA P-256 and SHA-256 (RFC 5280, RFC 5480, RFC 5758). Not a general X.509 library: only what that
- * certificate needs, built with `asn1js` and WebCrypto so that no X.509 package is loaded at start.
+ * DER for the one kind of certificate this project makes: a self-signed X.509 v3 certificate for a TLS server
+ * (optionally its own CA, as the sandbox's API server is), signed with ECDSA P-256 and SHA-256 (RFC 5280,
+ * RFC 5480, RFC 5758). Not a general X.509 library: only what that certificate needs, written with `./der.ts`
+ * and WebCrypto so that no X.509 or ASN.1 package is loaded at start.
  */
-import {
-  Boolean as Asn1Boolean,
-  Set as Asn1Set,
-  type BaseBlock,
-  BitString,
-  Constructed,
-  GeneralizedTime,
-  Integer,
-  ObjectIdentifier,
-  OctetString,
-  Primitive,
-  Sequence,
-  UTCTime,
-  Utf8String,
-} from "asn1js";
 import type { IPAddress } from "../../net/ip.ts";
+import {
+  bitString,
+  booleanTrue,
+  contextConstructed,
+  contextPrimitive,
+  octetString,
+  oid,
+  positiveInteger,
+  sequence,
+  set,
+  smallInteger,
+  time,
+  utf8String,
+} from "./der.ts";
 
 const OID = {
   commonName: "2.5.4.3",
@@ -31,9 +31,6 @@ const OID = {
   subjectAltName: "2.5.29.17",
   serverAuth: "1.3.6.1.5.5.7.3.1",
 } as const;
-
-/** asn1js' number for the context-specific tag class. */
-const CONTEXT_SPECIFIC = 3;
 
 export interface ServerCertificate {
   /** An extractable ECDSA P-256 pair; the private half signs, the public half is certified. */
@@ -48,6 +45,8 @@ export interface ServerCertificate {
   /** Already valid host names (IA5String: ASCII). */
   readonly dnsNames: readonly string[];
   readonly ips: readonly IPAddress[];
+  /** Also a CA (basicConstraints cA, keyCertSign), so clients can trust it as their root. */
+  readonly ca?: boolean;
 }
 
 /**
@@ -60,26 +59,11 @@ export const randomSerial = (): Uint8Array => {
   return bytes;
 };
 
-/** DER INTEGER content for an unsigned big-endian magnitude: minimal, with a 0x00 when the top bit is set. */
-export const positiveIntegerContent = (magnitude: Uint8Array): Uint8Array => {
-  let start = 0;
-  while (start < magnitude.length - 1 && magnitude[start] === 0) start++;
-  const trimmed = magnitude.subarray(start);
-  if (trimmed.length === 0) return new Uint8Array([0]);
-  if (((trimmed[0] ?? 0) & 0x80) === 0) return trimmed.slice();
-  const padded = new Uint8Array(trimmed.length + 1);
-  padded.set(trimmed, 1);
-  return padded;
-};
-
-const positiveInteger = (magnitude: Uint8Array) => new Integer({ valueHex: positiveIntegerContent(magnitude) });
-
 /** WebCrypto's ECDSA signature (`r || s`, each the curve's size) as X.509 wants it: `ECDSA-Sig-Value` in DER. */
 export const ecdsaSignatureDer = (raw: Uint8Array): Uint8Array => {
   if (raw.length === 0 || raw.length % 2 !== 0) throw new RangeError(`an ECDSA signature of ${raw.length} bytes`);
   const half = raw.length / 2;
-  const sig = new Sequence({ value: [positiveInteger(raw.subarray(0, half)), positiveInteger(raw.subarray(half))] });
-  return new Uint8Array(sig.toBER());
+  return sequence(positiveInteger(raw.subarray(0, half)), positiveInteger(raw.subarray(half)));
 };
 
 /** The address in network order: 4 bytes for IPv4, 16 for IPv6 (SAN `iPAddress`, RFC 5280 4.2.1.6). */
@@ -88,83 +72,56 @@ export const ipBytes = (ip: IPAddress): Uint8Array => {
   return Uint8Array.from({ length }, (_, i) => Number((ip.value >> BigInt(8 * (length - 1 - i))) & 0xffn));
 };
 
-/** UTCTime for 1950 through 2049, GeneralizedTime otherwise (RFC 5280 4.1.2.5), to the second. */
-export const validityTime = (date: Date): UTCTime => {
-  const whole = new Date(Math.floor(date.getTime() / 1000) * 1000);
-  const year = whole.getUTCFullYear();
-  return year >= 1950 && year < 2050 ? new UTCTime({ valueDate: whole }) : new GeneralizedTime({ valueDate: whole });
-};
-
-const oid = (value: string) => new ObjectIdentifier({ value });
-
-const name = (commonName: string) => {
-  const attribute = new Sequence({ value: [oid(OID.commonName), new Utf8String({ value: commonName })] });
-  return new Sequence({ value: [new Asn1Set({ value: [attribute] })] });
-};
+const name = (commonName: string) => sequence(set(sequence(oid(OID.commonName), utf8String(commonName))));
 
 /** `critical` is written only when true: DER leaves out a DEFAULT value. */
-const extension = (id: string, critical: boolean, value: BaseBlock) =>
-  new Sequence({
-    value: [
-      oid(id),
-      ...(critical ? [new Asn1Boolean({ value: true })] : []),
-      new OctetString({ valueHex: value.toBER() }),
-    ],
-  });
+const extension = (id: string, critical: boolean, value: Uint8Array) =>
+  sequence(oid(id), ...(critical ? [booleanTrue()] : []), octetString(value));
 
-const contextPrimitive = (tagNumber: number, content: Uint8Array) =>
-  new Primitive({ idBlock: { tagClass: CONTEXT_SPECIFIC, tagNumber }, valueHex: content });
-
-const extensions = (dnsNames: readonly string[], ips: readonly IPAddress[]) => {
+const extensions = (c: ServerCertificate) => {
   const ascii = new TextEncoder();
   const altNames = [
-    ...dnsNames.map((dns) => contextPrimitive(2, ascii.encode(dns))),
-    ...ips.map((ip) => contextPrimitive(7, ipBytes(ip))),
+    ...c.dnsNames.map((dns) => contextPrimitive(2, ascii.encode(dns))),
+    ...c.ips.map((ip) => contextPrimitive(7, ipBytes(ip))),
   ];
   return [
     // cA is FALSE by default, so DER leaves it out: an empty SEQUENCE.
-    extension(OID.basicConstraints, true, new Sequence()),
-    // digitalSignature (bit 0) and keyEncipherment (bit 2); DER drops the five trailing zero bits.
-    extension(OID.keyUsage, true, new BitString({ unusedBits: 5, valueHex: new Uint8Array([0b1010_0000]) })),
-    extension(OID.extKeyUsage, false, new Sequence({ value: [oid(OID.serverAuth)] })),
+    extension(OID.basicConstraints, true, c.ca ? sequence(booleanTrue()) : sequence()),
+    // digitalSignature (bit 0), keyEncipherment (bit 2), for a CA keyCertSign (bit 5); DER drops trailing zero bits.
+    extension(
+      OID.keyUsage,
+      true,
+      c.ca ? bitString(Uint8Array.of(0b1010_0100), 2) : bitString(Uint8Array.of(0b1010_0000), 5),
+    ),
+    extension(OID.extKeyUsage, false, sequence(oid(OID.serverAuth))),
     // RFC 5280 4.2.1.6: a subjectAltName, when present, names at least one.
-    ...(altNames.length > 0 ? [extension(OID.subjectAltName, false, new Sequence({ value: altNames }))] : []),
+    ...(altNames.length > 0 ? [extension(OID.subjectAltName, false, sequence(...altNames))] : []),
   ];
 };
 
 const publicKeyInfo = async (publicKey: CryptoKey) => {
   const point = new Uint8Array(await crypto.subtle.exportKey("raw", publicKey));
-  return new Sequence({
-    value: [new Sequence({ value: [oid(OID.ecPublicKey), oid(OID.prime256v1)] }), new BitString({ valueHex: point })],
-  });
+  return sequence(sequence(oid(OID.ecPublicKey), oid(OID.prime256v1)), bitString(point));
 };
 
 /** RFC 5758 3.2: ecdsa-with-SHA256 has no parameters, not even NULL. */
-const signatureAlgorithm = () => new Sequence({ value: [oid(OID.ecdsaWithSHA256)] });
+const signatureAlgorithm = () => sequence(oid(OID.ecdsaWithSHA256));
 
 /** The certificate in DER, issued by its own subject and signed by `keys.privateKey`. */
 export const selfSignedServerCertificate = async (c: ServerCertificate): Promise<Uint8Array> => {
   const subject = name(c.commonName);
-  const tbs = new Sequence({
-    value: [
-      new Constructed({ idBlock: { tagClass: CONTEXT_SPECIFIC, tagNumber: 0 }, value: [new Integer({ value: 2 })] }),
-      positiveInteger(c.serial),
-      signatureAlgorithm(),
-      subject,
-      new Sequence({ value: [validityTime(c.notBefore), validityTime(c.notAfter)] }),
-      subject,
-      await publicKeyInfo(c.keys.publicKey),
-      new Constructed({
-        idBlock: { tagClass: CONTEXT_SPECIFIC, tagNumber: 3 },
-        value: [new Sequence({ value: extensions(c.dnsNames, c.ips) })],
-      }),
-    ],
-  });
-  const tbsDer = tbs.toBER();
-  const raw = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, c.keys.privateKey, tbsDer);
-  const signature = new BitString({ valueHex: ecdsaSignatureDer(new Uint8Array(raw)) });
-  const certificate = new Sequence({ value: [tbs, signatureAlgorithm(), signature] });
-  return new Uint8Array(certificate.toBER());
+  const tbs = sequence(
+    contextConstructed(0, smallInteger(2)),
+    positiveInteger(c.serial),
+    signatureAlgorithm(),
+    subject,
+    sequence(time(c.notBefore), time(c.notAfter)),
+    subject,
+    await publicKeyInfo(c.keys.publicKey),
+    contextConstructed(3, sequence(...extensions(c))),
+  );
+  const raw = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, c.keys.privateKey, tbs);
+  return sequence(tbs, signatureAlgorithm(), bitString(ecdsaSignatureDer(new Uint8Array(raw))));
 };
 
 /** PEM (RFC 7468): base64 in lines of 64 characters between the label's BEGIN and END lines. */
