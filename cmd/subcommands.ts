@@ -1,13 +1,14 @@
-/** Subcommands: every executable has `doctor`; the all-in-one also has `sandbox`. */
+/**
+ * Subcommands: every executable has `doctor`; the all-in-one also has `sandbox`. Each is imported when it runs,
+ * not at start: the sandbox's emulator and simulated cloud would otherwise sit in every manager's memory.
+ */
 import type { Subcommand } from "./command.ts";
-import { doctorCommand } from "./doctor.ts";
-import { sandboxCommand } from "./sandbox.ts";
 
 export const providerSubcommands: Readonly<Record<string, Subcommand>> = {
-  doctor: doctorCommand,
+  doctor: async (env) => (await import("./doctor.ts")).doctorCommand(env),
 };
 
 export const allInOneSubcommands: Readonly<Record<string, Subcommand>> = {
   ...providerSubcommands,
-  sandbox: sandboxCommand,
+  sandbox: async (env) => (await import("./sandbox.ts")).sandboxCommand(env),
 };
