@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import { ConfigError } from "../providers/errors.ts";
 import { loadKubeConfig, readKubeconfigFile } from "./kubeconfig.ts";
+import { configError } from "./testdata/helpers.ts";
 import { loadTransport } from "./transport.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kubeconfig-test-"));
@@ -17,16 +17,6 @@ const write = (text: string, sub = ""): string => {
   const path = join(folder, `config-${n++}`);
   writeFileSync(path, text);
   return path;
-};
-
-const configError = (fn: () => unknown): ConfigError => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
 };
 
 const KUBECTL_STYLE = `apiVersion: v1

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../providers/errors.ts";
 import { createKubeClient } from "./client.ts";
 import { KubeApiError, Resources } from "./client-types.ts";
 import { FakeApiServer } from "./testdata/fake-apiserver.ts";
-import { fakeClock, tempDir } from "./testdata/helpers.ts";
+import { configError, fakeClock, tempDir } from "./testdata/helpers.ts";
 import { createTestPki, type TestPki } from "./testdata/pki.ts";
 import { loadTransport, type Transport } from "./transport.ts";
 
@@ -290,16 +289,6 @@ describe("loading", () => {
     writeFileSync(join(home, ".kube", "config"), readFileSync(kubeconfig({}, {}, "from-home")));
     expect(loadTransport({ env: {}, homeDir: home }).namespace).toBe("from-home");
   });
-
-  const configError = (fn: () => unknown): ConfigError => {
-    try {
-      fn();
-    } catch (err) {
-      if (err instanceof ConfigError) return err;
-      throw err;
-    }
-    throw new Error("expected a ConfigError");
-  };
 
   test.each([
     ["a missing file", () => ({ kubeconfig: join(dir.path, "nope") }), /kubeconfig .*nope/],
