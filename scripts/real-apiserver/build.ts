@@ -15,6 +15,7 @@ import { copyFile, cp, mkdir, readdir, rename, rm, writeFile } from "node:fs/pro
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { $ } from "bun";
+import { aptInstall, aptUpdate, type Log, runChecked } from "../lib/apt.ts";
 
 /** Names the cached build; change it when the way of building changes, so old binaries are not reused. */
 export const CACHE_KEY = "kubernetes-1.20-bookworm-reflect2-1.0.2";
@@ -42,7 +43,7 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 `;
 
-export type Log = (line: string) => void;
+export type { Log };
 
 export class RealApiServerBuildError extends Error {
   override readonly name = "RealApiServerBuildError";
@@ -52,29 +53,6 @@ export class RealApiServerBuildError extends Error {
 export function cacheDir(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
   return join(base, "ccm-real-apiserver", CACHE_KEY);
-}
-
-const installed = async (pkg: string): Promise<boolean> =>
-  (await $`dpkg -s ${pkg}`.quiet().nothrow()).stdout.toString().includes("Status: install ok installed");
-
-let updated = false;
-
-/** `apt-get install` of whichever of `packages` is missing (an `apt-get update` first, once per process). */
-export async function aptInstall(packages: readonly string[], log: Log): Promise<void> {
-  const missing: string[] = [];
-  for (const p of packages) if (!(await installed(p))) missing.push(p);
-  if (missing.length === 0) return;
-  if (process.getuid?.() !== 0) {
-    throw new RealApiServerBuildError(`missing Debian packages (install them as root): ${missing.join(" ")}`);
-  }
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  if (!updated) {
-    log("apt-get update");
-    await run($`apt-get update -q`.env(env), "apt-get update");
-    updated = true;
-  }
-  log(`apt-get install ${missing.join(" ")}`);
-  await run($`apt-get install -y -q --no-install-recommends ${missing}`.env(env), "apt-get install");
 }
 
 /** The runtime packages, installed if missing. */
@@ -127,15 +105,12 @@ export async function ensureKubeApiserver(log: Log = () => {}): Promise<string> 
 
 /** Source packages need a deb-src entry (the image lists only binary ones) and package lists that include it. */
 async function ensureDebSrc(log: Log): Promise<void> {
-  if (!existsSync(DEB_SRC_LIST)) {
+  const added = !existsSync(DEB_SRC_LIST);
+  if (added) {
     log(`adding ${DEB_SRC_LIST}`);
     await writeFile(DEB_SRC_LIST, DEB_SRC);
-    updated = false;
   }
-  if (updated) return;
-  log("apt-get update");
-  await run($`apt-get update -q`.env({ ...process.env, DEBIAN_FRONTEND: "noninteractive" }), "apt-get update");
-  updated = true;
+  await aptUpdate(log, { force: added });
 }
 
 /** reflect2 1.0.1 reads Go's map internals in a way Go 1.18 changed; 1.0.2 has the same API and works. */
@@ -149,9 +124,9 @@ async function replaceReflect2(root: string): Promise<void> {
 }
 
 async function run(cmd: ReturnType<typeof $>, what: string): Promise<void> {
-  const r = await cmd.quiet().nothrow();
-  if (r.exitCode !== 0) {
-    const tail = `${r.stdout.toString()}\n${r.stderr.toString()}`.trim().split("\n").slice(-40).join("\n");
-    throw new RealApiServerBuildError(`${what} exited with ${r.exitCode}:\n${tail}`);
+  try {
+    await runChecked(cmd, what);
+  } catch (err) {
+    throw new RealApiServerBuildError((err as Error).message, { cause: err });
   }
 }

@@ -1,0 +1,63 @@
+/**
+ * The container image as docs/install.md builds and runs it: `podman build` of deploy/container/Containerfile, then
+ * the image run as shipped (its own entrypoint and user) against the sandbox, and stopped as an orchestrator
+ * stops it.
+ */
+import { resolve } from "node:path";
+import { podman, podmanMaybe } from "./podman.ts";
+import { type DeploySandbox, freePort, healthz } from "./sandbox.ts";
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+export const IMAGE_TAG = "localhost/ccm-deploy-tier/cloud-controller-manager:test";
+
+export async function buildImage(): Promise<void> {
+  await podman(
+    [
+      "build",
+      "--network=host",
+      "--platform=linux/amd64",
+      "--file=deploy/container/Containerfile",
+      "--build-arg=EXECUTABLE=cloud-controller-manager",
+      `--tag=${IMAGE_TAG}`,
+      ROOT,
+    ],
+    "podman build of deploy/container/Containerfile",
+  );
+}
+
+/** Runs the image against `sandbox` until it is ready, then stops it; returns what was seen, for the log. */
+export async function runImage(sandbox: DeploySandbox): Promise<string> {
+  const name = `ccm-deploy-tier-${process.pid}`;
+  const port = freePort();
+  await podman([
+    "run",
+    "--detach",
+    `--name=${name}`,
+    "--network=host",
+    `--volume=${sandbox.configDir}:/etc/cloud-controller-manager:ro`,
+    IMAGE_TAG,
+    "--cloud-provider=sandbox",
+    "--cloud-config=/etc/cloud-controller-manager/cloud-config",
+    "--kubeconfig=/etc/cloud-controller-manager/kubeconfig",
+    "--cluster-cidr=10.128.0.0/9",
+    "--leader-elect=false",
+    `--secure-port=${port}`,
+  ]);
+  try {
+    const ready = await sandbox.ready().catch(async (err: Error) => {
+      throw new Error(`${err.message}\nthe container's log:\n${(await podmanMaybe(["logs", name])).stdout}`);
+    });
+    const health = await healthz(port);
+    if (health !== "200 ok") throw new Error(`/healthz answered ${health}`);
+    const user = (await podman(["inspect", "--format={{.Config.User}}", name])).trim();
+    if (user !== "65532:65532") throw new Error(`the image runs as ${user}, not 65532:65532`);
+    const started = performance.now();
+    await podman(["stop", "--time=30", name]);
+    const stopMs = performance.now() - started;
+    const exit = (await podman(["inspect", "--format={{.State.ExitCode}}", name])).trim();
+    if (exit !== "0") throw new Error(`podman stop: exit code ${exit}, expected 0`);
+    return `${ready}; /healthz ok; user ${user}; stopped with exit 0 in ${stopMs.toFixed(0)} ms`;
+  } finally {
+    await podmanMaybe(["rm", "--force", name]);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * `npm run test:deploy`: the deployment files run for real. The container image is built with podman from
+ * deploy/container/Containerfile and run as shipped; the systemd unit runs as shipped under a booted systemd. Both
+ * manage the sandbox's cluster until it reports every node initialised and routed and its load balancer made.
+ *
+ * Needs root and Debian's packages (podman, runc, debootstrap; installed with apt when missing). The Debian images
+ * are made with debootstrap once and cached in ~/.cache/ccm-deploy-tier. Ends with `N passed, N failed, N skipped`.
+ */
+import { resolve } from "node:path";
+import { $ } from "bun";
+import { aptInstall } from "../lib/apt.ts";
+import { exitsZero, Tally } from "../lib/test-tally.ts";
+import { buildImage, runImage } from "./image.ts";
+import { containersRefused, ensureDebianImage, ensureSystemdImage } from "./podman.ts";
+import { startSandbox } from "./sandbox.ts";
+import { runUnit } from "./systemd.ts";
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+const log = (line: string) => console.log(`deploy: ${line}`);
+const tally = new Tally();
+
+if (process.platform !== "linux" || process.arch !== "x64") {
+  console.log(`deploy: the deploy tier runs on linux-x64 only, not ${process.platform}-${process.arch}: skipped`);
+  tally.skipped++;
+} else {
+  await run();
+}
+console.log(tally.summary({ skipped: true }));
+process.exit(tally.failed === 0 ? 0 : 1);
+
+async function run(): Promise<void> {
+  const done = (step: Promise<void>) => step.then(() => true as const);
+  const tools = await tally.check("podman, runc and debootstrap (apt)", () =>
+    done(aptInstall(["podman", "runc", "debootstrap"], log)),
+  );
+  const built = await tally.check("build of dist/ for linux-x64 (as npm run build)", () =>
+    exitsZero($`${process.execPath} scripts/build.ts --target=linux-x64`.cwd(ROOT)),
+  );
+  if (tools === undefined || built === undefined) return;
+  const allInOne = resolve(ROOT, "dist", "cloud-controller-manager-linux-x64");
+
+  if (!(await tally.check("Debian base image (debootstrap, cached)", () => done(ensureDebianImage(log))))) return;
+  // A machine that cannot run containers at all (no privileges for namespaces) says nothing about our files.
+  const refusal = await containersRefused();
+  if (refusal) {
+    console.log(
+      `deploy: podman cannot run a container on this machine, so the 4 remaining checks are skipped:\n${refusal}`,
+    );
+    tally.skipped += 4;
+    return;
+  }
+  const image = await tally.check("podman build of deploy/container/Containerfile", () => done(buildImage()));
+  if (image) {
+    await tally.check("the image manages the sandbox's cluster and stops cleanly", () => withSandbox(runImage));
+  }
+  const systemd = await tally.check("Debian image with systemd (debootstrap, cached)", () =>
+    done(ensureSystemdImage(log)),
+  );
+  if (systemd) {
+    await tally.check("the systemd unit, as shipped, manages the cluster, stops and restarts", () =>
+      withSandbox((sandbox) => runUnit(sandbox, allInOne)),
+    );
+  }
+
+  async function withSandbox(check: (sandbox: Awaited<ReturnType<typeof startSandbox>>) => Promise<string>) {
+    const sandbox = await startSandbox(allInOne);
+    try {
+      log(await check(sandbox));
+    } finally {
+      await sandbox.stop();
+    }
+  }
+}
