@@ -108,7 +108,7 @@ describe("the command", () => {
 
   test("dispatches a subcommand by its first argument", async () => {
     let seen: unknown;
-    const sandbox = async () =>
+    const sandbox = () =>
       defineCommand({
         meta: { name: "sandbox", description: "run the sandbox" },
         args: { nodes: { type: "string", default: "3" } },

@@ -34,12 +34,8 @@ export interface SubcommandEnv {
   readonly presetProvider: string | undefined;
 }
 
-/**
- * A subcommand, loaded only when it runs (or for `--help`): the manager never evaluates the code of `sandbox`
- * or `doctor`, which keeps its idle memory down.
- */
 // biome-ignore lint/suspicious/noExplicitAny: each citty command is generic over its own args
-export type Subcommand = (env: SubcommandEnv) => Promise<CommandDef<any>>;
+export type Subcommand = (env: SubcommandEnv) => CommandDef<any>;
 
 export interface CliInput {
   readonly argv: readonly string[];
@@ -62,7 +58,7 @@ export async function runCli(input: CliInput): Promise<number> {
   const [first, ...rest] = input.argv;
   const makeSub = first !== undefined ? input.subcommands?.[first] : undefined;
   if (makeSub) {
-    const sub = await makeSub({
+    const sub = makeSub({
       registry: input.registry,
       runManager: input.runManager,
       signal: input.signal,
@@ -95,14 +91,12 @@ export async function runCli(input: CliInput): Promise<number> {
 async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t: string) => void): Promise<number> {
   const parsed = parseArgv(input.argv);
   if (parsed.values.has("help") && parsed.values.get("help") !== "false") {
-    const subcommands = await Promise.all(
-      Object.entries(input.subcommands ?? {}).map(async ([name, make]) => {
-        const meta = (await make({ ...input, presetProvider: input.presetProvider })).meta as
-          | { description?: string }
-          | undefined;
-        return { name, description: String(meta?.description ?? "") };
-      }),
-    );
+    const subcommands = Object.entries(input.subcommands ?? {}).map(([name, make]) => {
+      const meta = make({ ...input, presetProvider: input.presetProvider }).meta as
+        | { description?: string }
+        | undefined;
+      return { name, description: String(meta?.description ?? "") };
+    });
     stdout(`${renderHelp({ binaryName: input.binaryName, presetProvider: input.presetProvider, subcommands })}\n`);
     return 0;
   }

@@ -17,7 +17,7 @@ import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
-import type { SubcommandEnv } from "./command.ts";
+import type { Subcommand, SubcommandEnv } from "./command.ts";
 import { buildOptions, type Options } from "./options.ts";
 
 type Print = (line: string) => void;
@@ -25,7 +25,7 @@ const OK = "ok  ";
 const BAD = "FAIL";
 const NOTE = "note";
 
-export const doctorCommand = (env: SubcommandEnv) =>
+export const doctorCommand: Subcommand = (env) =>
   defineCommand({
     meta: {
       name: "doctor",

@@ -19,7 +19,7 @@ import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
 import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
 import { watchProgress } from "../sandbox/progress.ts";
 import { parseArgv } from "./argv.ts";
-import type { SubcommandEnv } from "./command.ts";
+import type { Subcommand } from "./command.ts";
 import { createRootLogger } from "./logger.ts";
 import { buildOptions } from "./options.ts";
 
@@ -30,7 +30,7 @@ const positiveInt = (name: string, value: string, max: number): number | string 
     : `--${name} must be a whole number from 0 to ${max}, got "${value}"`;
 };
 
-export const sandboxCommand = (env: SubcommandEnv) =>
+export const sandboxCommand: Subcommand = (env) =>
   defineCommand({
     meta: {
       name: "sandbox",
@@ -128,7 +128,7 @@ export const sandboxCommand = (env: SubcommandEnv) =>
   });
 
 function runControllers(
-  env: SubcommandEnv,
+  env: Parameters<Subcommand>[0],
   o: { cloudConfig: string; kubeconfig: string; verbosity: number; signal: AbortSignal },
 ): Promise<number> {
   const argv = [
