@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import { configError } from "../providers/testing.ts";
 import { loadKubeConfig, readKubeconfigFile } from "./kubeconfig.ts";
-import { configError } from "./testdata/helpers.ts";
 import { loadTransport } from "./transport.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kubeconfig-test-"));

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { configError } from "../providers/testing.ts";
 import { createKubeClient } from "./client.ts";
 import { KubeApiError, Resources } from "./client-types.ts";
 import { FakeApiServer } from "./testdata/fake-apiserver.ts";
-import { configError, fakeClock, tempDir } from "./testdata/helpers.ts";
+import { fakeClock, tempDir } from "./testdata/helpers.ts";
 import { createTestPki, type TestPki } from "./testdata/pki.ts";
 import { loadTransport, type Transport } from "./transport.ts";
 

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ConsolaInstance, createConsola, type LogObject } from "consola";
-import { ConfigError } from "../../providers/errors.ts";
 import type { Sleep } from "../sleep.ts";
 
 /** Polls `cond` until it holds; fails after a deadline generous enough for a slow, busy machine. */
@@ -48,15 +47,4 @@ export function fakeClock(start = 1_700_000_000_000): {
       t += ms;
     },
   };
-}
-
-/** The `ConfigError` that `fn` throws; fails the test when it throws nothing or something else. */
-export function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError } from "../errors.ts";
+import { configProblems } from "../testing.ts";
 import { formatRange } from "./address-ranges.ts";
 import { configuredPools, parseMetalConfig } from "./config.ts";
 import { poolFor, shareAllowed } from "./pools.ts";
@@ -7,13 +7,7 @@ import { poolFor, shareAllowed } from "./pools.ts";
 const source = "--cloud-config=/etc/metal.yaml";
 
 function problems(text: string): Record<string, string> {
-  try {
-    parseMetalConfig(text, source);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return Object.fromEntries(err.issues.map((i) => [i.path, i.message]));
-  }
-  throw new Error("expected a ConfigError");
+  return configProblems(() => parseMetalConfig(text, source));
 }
 
 describe("parseMetalConfig", () => {

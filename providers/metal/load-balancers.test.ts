@@ -3,6 +3,7 @@ import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
+import { rejection } from "../testing.ts";
 import { KubeVipAnnotations, MetalAnnotations } from "./annotations.ts";
 import { parseMetalConfig } from "./config.ts";
 import { metalProvider } from "./provider.ts";
@@ -38,15 +39,6 @@ const stored = (client: MemoryKubeClient, name: string, namespace = "default") =
   client.peek<Service>(Resources.services, name, namespace)!;
 
 const ipsOf = (status: { ingress?: { ip?: string }[] }) => (status.ingress ?? []).map((i) => i.ip);
-
-async function failure(run: () => Promise<unknown>): Promise<Error> {
-  try {
-    await run();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("metal load balancers", () => {
   test("ensure returns the allocated ingress and records it on the Service before returning", async () => {
@@ -90,7 +82,7 @@ describe("metal load balancers", () => {
     const { lb, client } = await start();
     await lb.ensureLoadBalancer(ctx, cluster, create(client, "a", { namespace: "small" }), []);
     const b = create(client, "b", { namespace: "small", loadBalancerIP: "198.51.100.10" });
-    const err = await failure(() => lb.ensureLoadBalancer(ctx, cluster, b, []));
+    const err = await rejection(() => lb.ensureLoadBalancer(ctx, cluster, b, []));
     expect(err.message).toBe(
       'metal/load-balancers.ensure small/b: requested address 198.51.100.10 (from spec.loadBalancerIP) is in use: held by Service small/a, and sharing is not allowed for namespace "small"; pool for namespace "small" (cloud-config loadBalancer.namespaces.small) has free: 198.51.100.11 (1 of 2)',
     );
@@ -107,7 +99,7 @@ describe("metal load balancers", () => {
         times: 1,
       },
     );
-    const err = await failure(() => lb.ensureLoadBalancer(ctx, cluster, web, []));
+    const err = await rejection(() => lb.ensureLoadBalancer(ctx, cluster, web, []));
     expect(err.message).toBe("metal/load-balancers.ensure default/web: could not record 192.0.2.1 on the Service");
     expect(await lb.getLoadBalancer(ctx, cluster, web)).toBeUndefined();
     expect(ipsOf(await lb.ensureLoadBalancer(ctx, cluster, create(client, "other"), []))).toEqual(["192.0.2.1"]);
@@ -117,7 +109,7 @@ describe("metal load balancers", () => {
   test("a Service deleted while it is ensured holds nothing", async () => {
     const { lb, client } = await start();
     const ghost = service("ghost");
-    const err = await failure(() => lb.ensureLoadBalancer(ctx, cluster, ghost, []));
+    const err = await rejection(() => lb.ensureLoadBalancer(ctx, cluster, ghost, []));
     expect(err.message).toContain("the Service is gone; its addresses were not recorded");
     expect(ipsOf(await lb.ensureLoadBalancer(ctx, cluster, create(client, "real"), []))).toEqual(["192.0.2.1"]);
   });
@@ -180,13 +172,13 @@ describe("metal load balancers", () => {
 
   test("nothing is allocated before initialize or after the term ended", async () => {
     const provider = metalProvider(parseMetalConfig(config, "test"));
-    const early = await failure(() => provider.loadBalancer!.ensureLoadBalancer(ctx, cluster, service("a"), []));
+    const early = await rejection(() => provider.loadBalancer!.ensureLoadBalancer(ctx, cluster, service("a"), []));
     expect(early.message).toContain("the provider has not been initialised");
     const { lb, client, term } = await start();
     term.abort();
-    const late = await failure(() => lb.ensureLoadBalancer(ctx, cluster, create(client, "a"), []));
+    const late = await rejection(() => lb.ensureLoadBalancer(ctx, cluster, create(client, "a"), []));
     expect(late.message).toContain("the leadership term has ended; not allocating");
-    expect(await failure(() => lb.getLoadBalancer(ctx, cluster, service("a")))).toBeInstanceOf(Error);
+    expect(await rejection(() => lb.getLoadBalancer(ctx, cluster, service("a")))).toBeInstanceOf(Error);
   });
 
   test("without a loadBalancer section the provider offers no load balancers", async () => {

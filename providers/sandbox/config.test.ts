@@ -1,17 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "../errors.ts";
+import { configProblems } from "../testing.ts";
 import { parseSandboxConfig, resolveToken, tokenEnvVar } from "./config.ts";
 
 const source = "--cloud-config=/etc/sandbox.yaml";
 
 function problems(text: string | undefined, env: Record<string, string> = {}): Record<string, string> {
-  try {
-    parseSandboxConfig(text, source, env);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return Object.fromEntries(err.issues.map((i) => [i.path, i.message]));
-  }
-  throw new Error("expected a ConfigError");
+  return configProblems(() => parseSandboxConfig(text, source, env));
 }
 
 describe("parseSandboxConfig", () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createMachines } from "../../sandbox/cloud/fixtures.ts";
 import { findInCauseChain, InstanceNotFoundError, isError, RetryError } from "../errors.ts";
+import { rejection } from "../testing.ts";
 import { createInstances } from "./instances.ts";
 import { node, startTestCloud, type TestCloud } from "./testing.ts";
 
@@ -9,15 +10,6 @@ beforeEach(() => {
   t = startTestCloud();
 });
 afterEach(() => t.stop());
-
-async function failure(run: () => Promise<unknown>): Promise<Error> {
-  try {
-    await run();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("instanceMetadata", () => {
   test("finds a node without provider ID by name and reports everything the node controller writes", async () => {
@@ -47,13 +39,13 @@ describe("instanceMetadata", () => {
     ["the provider ID names no machine", node("node-1", { providerID: "sandbox://m-gone" })],
   ])("throws InstanceNotFoundError itself (not wrapped) when %s", async (_, n) => {
     createMachines(t.cloud.state, 1);
-    const err = await failure(() => createInstances(t.api).instanceMetadata(t.ctx, n));
+    const err = await rejection(() => createInstances(t.api).instanceMetadata(t.ctx, n));
     expect(isError(err, InstanceNotFoundError)).toBe(true);
     expect(err.message).toStartWith("instance not found: node");
   });
 
   test("a provider ID of another cloud is an error naming the operation and node", async () => {
-    const err = await failure(() =>
+    const err = await rejection(() =>
       createInstances(t.api).instanceMetadata(t.ctx, node("n1", { providerID: "hcloud://1" })),
     );
     expect(err.message).toBe(
@@ -64,7 +56,7 @@ describe("instanceMetadata", () => {
 
   test("a rate-limited lookup keeps the RetryError in the cause chain", async () => {
     t.cloud.faults.set({ failNext: [{ pathPrefix: "/v1/machines", status: 429, count: 1, retryAfterSeconds: 2 }] });
-    const err = await failure(() => createInstances(t.api).instanceMetadata(t.ctx, node("node-1")));
+    const err = await rejection(() => createInstances(t.api).instanceMetadata(t.ctx, node("node-1")));
     expect(err.message).toStartWith('sandbox/instances.instanceMetadata node "node-1": sandbox/api.listMachines:');
     expect(findInCauseChain(err, RetryError)?.retryAfterMs).toBe(2000);
   });
@@ -102,7 +94,7 @@ describe("instanceExists and instanceShutdown", () => {
   test("cloud failures are errors, never a 'false' that would delete the node", async () => {
     createMachines(t.cloud.state, 1);
     t.cloud.faults.set({ errorRate: 1 });
-    const err = await failure(() => createInstances(t.api).instanceExists(t.ctx, node("node-1")));
+    const err = await rejection(() => createInstances(t.api).instanceExists(t.ctx, node("node-1")));
     expect(err.message).toBe(
       'sandbox/instances.instanceExists node "node-1": sandbox/api.listMachines: 500 InternalError: injected by errorRate',
     );
@@ -146,7 +138,7 @@ describe("instanceMetadataBulk", () => {
   test("a failed page fails the whole call with the operation prefix", async () => {
     createMachines(t.cloud.state, 4);
     t.cloud.faults.set({ failNext: [{ method: "GET", pathPrefix: "/v1/machines", status: 503, count: 1 }] });
-    const err = await failure(() => createInstances(t.api, { perPage: 2 }).instanceMetadataBulk(t.ctx, [node("a")]));
+    const err = await rejection(() => createInstances(t.api, { perPage: 2 }).instanceMetadataBulk(t.ctx, [node("a")]));
     expect(err.message).toStartWith("sandbox/instances.instanceMetadataBulk (1 nodes): sandbox/api.listMachines: 503");
   });
 });

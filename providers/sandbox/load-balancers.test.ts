@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { defaultLoadBalancerName } from "../cloud.ts";
 import { findInCauseChain, RetryError } from "../errors.ts";
+import { rejection } from "../testing.ts";
 import { createLoadBalancers } from "./load-balancers.ts";
 import { node, service, startTestCloud, type TestCloud } from "./testing.ts";
 
@@ -16,15 +17,6 @@ const web = service("web", uid, [
   { name: "dns", protocol: "UDP", port: 53, nodePort: 30053 },
 ]);
 const nodes = [node("node-2"), node("node-1")];
-
-async function failure(run: () => Promise<unknown>): Promise<Error> {
-  try {
-    await run();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("sandbox load balancers", () => {
   test("are named after the Service UID", () => {
@@ -77,7 +69,7 @@ describe("sandbox load balancers", () => {
   });
 
   test("update of a load balancer that does not exist fails with the operation prefix", async () => {
-    const err = await failure(() => createLoadBalancers(t.api).updateLoadBalancer(t.ctx, "kubernetes", web, nodes));
+    const err = await rejection(() => createLoadBalancers(t.api).updateLoadBalancer(t.ctx, "kubernetes", web, nodes));
     expect(err.message).toStartWith("sandbox/load-balancers.update default/web: sandbox/api.setLoadBalancerNodes: 404");
   });
 
@@ -100,14 +92,14 @@ describe("sandbox load balancers", () => {
     ["has no ports", service("web", uid, []), "the Service has no ports"],
     ["has no UID", service("web", "", web.spec!.ports), "the Service has no UID"],
   ])("ensure refuses a Service that %s, before calling the cloud", async (_, svc, message) => {
-    const err = await failure(() => createLoadBalancers(t.api).ensureLoadBalancer(t.ctx, "kubernetes", svc, nodes));
+    const err = await rejection(() => createLoadBalancers(t.api).ensureLoadBalancer(t.ctx, "kubernetes", svc, nodes));
     expect(err.message).toStartWith(`sandbox/load-balancers.ensure default/web: ${message}`);
     expect(t.cloud.calls.snapshot().total).toBe(0);
   });
 
   test("a rate-limited ensure asks for a retry after the cloud's delay", async () => {
     t.cloud.faults.set({ failNext: [{ method: "PUT", pathPrefix: "/v1/load-balancers", status: 429, count: 1 }] });
-    const err = await failure(() => createLoadBalancers(t.api).ensureLoadBalancer(t.ctx, "kubernetes", web, nodes));
+    const err = await rejection(() => createLoadBalancers(t.api).ensureLoadBalancer(t.ctx, "kubernetes", web, nodes));
     expect(findInCauseChain(err, RetryError)?.retryAfterMs).toBe(1000);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
 import { findInCauseChain, RetryError } from "../../errors.ts";
+import { rejection } from "../../testing.ts";
 import { startTestCloud, type TestCloud } from "../testing.ts";
 import { SandboxApiError } from "./client.ts";
 import { retryAfterOf, SandboxHttpApi } from "./http.ts";
@@ -22,15 +23,6 @@ const spec = {
   ports: [{ name: "http", protocol: "TCP" as const, port: 80, nodePort: 30080 }],
   nodes: ["node-1"],
 };
-
-async function failure(run: () => Promise<unknown>): Promise<Error> {
-  try {
-    await run();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("SandboxHttpApi", () => {
   test("lists machines page by page and filters by name", async () => {
@@ -62,7 +54,7 @@ describe("SandboxHttpApi", () => {
   });
 
   test("setting nodes of a missing load balancer fails with the cloud's 404", async () => {
-    const err = await failure(() => t.api.setLoadBalancerNodes(t.ctx, "a1", []));
+    const err = await rejection(() => t.api.setLoadBalancerNodes(t.ctx, "a1", []));
     expect(err.message).toStartWith("sandbox/api.setLoadBalancerNodes: 404 NotFound:");
     expect(findInCauseChain(err, SandboxApiError)?.status).toBe(404);
   });
@@ -83,7 +75,7 @@ describe("SandboxHttpApi", () => {
   ])("429 with Retry-After %p s becomes a RetryError of %p ms", async (seconds, ms) => {
     const rule = { pathPrefix: "/v1/machines", status: 429, count: 1 };
     t.cloud.faults.set({ failNext: [seconds === undefined ? rule : { ...rule, retryAfterSeconds: seconds }] });
-    const err = await failure(() => t.api.listMachines(t.ctx, { page: 1, perPage: 10 }));
+    const err = await rejection(() => t.api.listMachines(t.ctx, { page: 1, perPage: 10 }));
     expect(err).toBeInstanceOf(RetryError);
     expect((err as RetryError).retryAfterMs).toBe(ms);
     expect(err.message).toStartWith("sandbox/api.listMachines: the cloud is rate limiting");
@@ -93,14 +85,14 @@ describe("SandboxHttpApi", () => {
   test("the cloud's own rate limit surfaces as a RetryError too", async () => {
     t.cloud.faults.set({ rateLimit: { qps: 0.5, burst: 1 } });
     await t.api.listRoutes(t.ctx, "k");
-    const err = await failure(() => t.api.listRoutes(t.ctx, "k"));
+    const err = await rejection(() => t.api.listRoutes(t.ctx, "k"));
     // The bucket refills on the real clock, so on a slow machine the wait may already be shorter than 2s.
     expect(findInCauseChain(err, RetryError)?.retryAfterMs).toBeOneOf([1000, 2000]);
   });
 
   test("500 is wrapped with the operation prefix and keeps the cloud's error as cause", async () => {
     t.cloud.faults.set({ errorRate: 1 });
-    const err = await failure(() => t.api.getMachine(t.ctx, "m-1"));
+    const err = await rejection(() => t.api.getMachine(t.ctx, "m-1"));
     expect(err.message).toBe("sandbox/api.getMachine: 500 InternalError: injected by errorRate");
     expect(err).not.toBeInstanceOf(RetryError);
     expect(findInCauseChain(err, SandboxApiError)).toMatchObject({ status: 500, code: "InternalError" });
@@ -108,21 +100,21 @@ describe("SandboxHttpApi", () => {
 
   test("a wrong token is a 401 error, not 'not found'", async () => {
     const api = new SandboxHttpApi({ url: t.cloud.url, token: "wrong", timeoutMs: 30_000 });
-    const err = await failure(() => api.getMachine(t.ctx, "m-1"));
+    const err = await rejection(() => api.getMachine(t.ctx, "m-1"));
     expect(err.message).toBe("sandbox/api.getMachine: 401 Unauthorized: missing or wrong bearer token");
   });
 
   test("a call that gets no answer in time fails with the timeout", async () => {
     const api = new SandboxHttpApi({ url: t.cloud.url, token: t.cloud.token, timeoutMs: 50 });
     t.cloud.faults.set({ latencyMs: 1 }); // held by the test cloud until release()
-    const err = await failure(() => api.listRoutes(t.ctx, "k"));
+    const err = await rejection(() => api.listRoutes(t.ctx, "k"));
     expect(err.message).toBe("sandbox/api.listRoutes: no answer within 50ms");
   });
 
   test("aborting the caller's signal ends the call", async () => {
     t.cloud.faults.set({ latencyMs: 1 });
     const controller = new AbortController();
-    const pending = failure(() => t.api.listRoutes({ signal: controller.signal }, "k"));
+    const pending = rejection(() => t.api.listRoutes({ signal: controller.signal }, "k"));
     controller.abort();
     const err = await pending;
     expect(err.message).toStartWith("sandbox/api.listRoutes: ");
@@ -133,7 +125,7 @@ describe("SandboxHttpApi", () => {
     const url = t.cloud.url;
     await t.stop();
     const api = new SandboxHttpApi({ url, token: "x", timeoutMs: 30_000 });
-    const err = await failure(() => api.listRoutes(t.ctx, "k"));
+    const err = await rejection(() => api.listRoutes(t.ctx, "k"));
     expect(err.message).toStartWith(`sandbox/api.listRoutes: GET ${url}/v1/routes?cluster=k: `);
     t = startTestCloud();
   });
