@@ -5,14 +5,14 @@ import {
   isConflict,
   isGone,
   isNotFound,
-  KubeApiError,
+  type KubeApiError,
   type KubeClient,
   type PatchType,
   Resources,
 } from "./client-types.ts";
 import type { Node, Service } from "./objects.ts";
 import { FakeApiServer, statusBody } from "./testdata/fake-apiserver.ts";
-import { fakeClock } from "./testdata/helpers.ts";
+import { apiFailure, fakeClock } from "./testdata/helpers.ts";
 import type { Transport } from "./transport.ts";
 
 let server: FakeApiServer;
@@ -32,16 +32,6 @@ const node = (name: string, labels: Record<string, string> = {}): Node => ({
   kind: "Node",
   metadata: { name, labels },
 });
-
-async function failure(p: Promise<unknown>): Promise<KubeApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof KubeApiError) return err;
-    throw err;
-  }
-  throw new Error("expected a KubeApiError");
-}
 
 beforeAll(async () => {
   server = await FakeApiServer.start();
@@ -119,7 +109,7 @@ describe("writes", () => {
     const svc: Service = { metadata: { name: "web", namespace: "default" }, spec: { type: "LoadBalancer" } };
     const created = await client.create(Resources.services, svc);
     expect(created.kind).toBe("Service");
-    expect(isAlreadyExists(await failure(client.create(Resources.services, svc)))).toBe(true);
+    expect(isAlreadyExists(await apiFailure(client.create(Resources.services, svc)))).toBe(true);
     const got = await client.get<Service>(Resources.services, "web", { namespace: "default" });
     const updated = await client.update(
       Resources.services,
@@ -128,12 +118,12 @@ describe("writes", () => {
     );
     expect(server.requests.at(-1)?.path).toBe("/api/v1/namespaces/default/services/web/status");
     expect(updated.status?.loadBalancer?.ingress?.[0]?.ip).toBe("1.2.3.4");
-    const stale = await failure(client.update(Resources.services, got));
+    const stale = await apiFailure(client.update(Resources.services, got));
     expect(isConflict(stale)).toBe(true);
     expect(stale.reason).toBe("Conflict");
     await client.delete(Resources.services, "web", { namespace: "default", uid: created.metadata?.uid ?? "" });
     expect(JSON.parse(server.requests.at(-1)!.body).preconditions.uid).toBe(created.metadata?.uid);
-    expect(isNotFound(await failure(client.get(Resources.services, "web", { namespace: "default" })))).toBe(true);
+    expect(isNotFound(await apiFailure(client.get(Resources.services, "web", { namespace: "default" })))).toBe(true);
   });
 
   const patches: [PatchType, unknown][] = [
@@ -198,19 +188,19 @@ describe("errors", () => {
   test.each(cases)("maps %s", async (_, status, body, headers, want) => {
     const c = createKubeClient(plainTransport(server.url), { qps: 0, burst: 1, userAgent: "t", now: clock.now });
     server.failNext(() => true, { status, body, headers });
-    const err = await failure(c.get(Resources.nodes, "n1"));
+    const err = await apiFailure(c.get(Resources.nodes, "n1"));
     expect(err.status).toBe(status);
     expect(err).toMatchObject(want);
   });
 
   test("410 is isGone", async () => {
     server.failNext(() => true, { status: 410, body: statusBody(410, "Expired", "too old") });
-    expect(isGone(await failure(client.get(Resources.nodes, "n1")))).toBe(true);
+    expect(isGone(await apiFailure(client.get(Resources.nodes, "n1")))).toBe(true);
   });
 
   test("a refused connection is status 0 with the system code", async () => {
     const c = createKubeClient(plainTransport("http://127.0.0.1:1"), { qps: 0, burst: 1, userAgent: "t" });
-    const err = await failure(c.list(Resources.nodes));
+    const err = await apiFailure(c.list(Resources.nodes));
     expect(err).toMatchObject({ status: 0, reason: "TransportFailed", code: "ECONNREFUSED" });
   });
 

@@ -3,9 +3,9 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configError } from "../providers/testing.ts";
 import { createKubeClient } from "./client.ts";
-import { KubeApiError, Resources } from "./client-types.ts";
+import { Resources } from "./client-types.ts";
 import { FakeApiServer } from "./testdata/fake-apiserver.ts";
-import { fakeClock, tempDir } from "./testdata/helpers.ts";
+import { apiFailure, fakeClock, tempDir } from "./testdata/helpers.ts";
 import { createTestPki, type TestPki } from "./testdata/pki.ts";
 import { loadTransport, type Transport } from "./transport.ts";
 
@@ -63,16 +63,6 @@ async function listNodes(t: Transport): Promise<void> {
   await createKubeClient(t, { qps: 0, burst: 1, userAgent: "kube-transport-test" }).list(Resources.nodes);
 }
 
-async function failure(p: Promise<unknown>): Promise<KubeApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof KubeApiError) return err;
-    throw err;
-  }
-  throw new Error("expected a KubeApiError");
-}
-
 const lastRequest = (s: FakeApiServer) => s.requests.at(-1)!;
 
 describe("TLS", () => {
@@ -93,7 +83,7 @@ describe("TLS", () => {
   ])("rejects a server certificate when the kubeconfig's CA is %s", async (_, cluster) => {
     const c = JSON.parse(JSON.stringify(cluster).replace('"ROGUE"', JSON.stringify(pki.rogueCaCertFile)));
     const before = tlsServer.requests.length;
-    const err = await failure(listNodes(loadTransport({ kubeconfig: kubeconfig(c, { token: "static-token" }) })));
+    const err = await apiFailure(listNodes(loadTransport({ kubeconfig: kubeconfig(c, { token: "static-token" }) })));
     expect(err.status).toBe(0);
     expect(err.code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
     expect(err.message).toContain("TLS verification failed");
@@ -118,7 +108,7 @@ describe("TLS", () => {
   });
 
   test("is refused (401) without a client certificate or token, so the certificate is what authenticates", async () => {
-    const err = await failure(
+    const err = await apiFailure(
       listNodes(loadTransport({ kubeconfig: kubeconfig({ "certificate-authority": pki.caCertFile }, {}) })),
     );
     expect(err.status).toBe(401);
@@ -142,7 +132,7 @@ describe("TLS", () => {
       { "certificate-authority": pki.caCertFile, "tls-server-name": "wrong.example" },
       { token: "static-token" },
     );
-    const err = await failure(listNodes(loadTransport({ kubeconfig: bad })));
+    const err = await apiFailure(listNodes(loadTransport({ kubeconfig: bad })));
     expect(err.status).toBe(0);
     expect(err.code).toBe("ERR_TLS_CERT_ALTNAME_INVALID");
   });
@@ -200,7 +190,7 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredent
     expect(lastRequest(tlsServer).headers.authorization).toBe("Bearer exec-token-2");
     expect(runs()).toBe(2);
     tlsServer.failNext(() => true, { status: 401, body: { kind: "Status", code: 401, reason: "Unauthorized" } });
-    expect((await failure(listNodes(t))).status).toBe(401);
+    expect((await apiFailure(listNodes(t))).status).toBe(401);
     await listNodes(t);
     expect(runs()).toBe(3);
   });
@@ -227,7 +217,7 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredent
     const t = loadTransport({
       kubeconfig: kubeconfig({ "certificate-authority": pki.caCertFile }, { exec: { command: script } }),
     });
-    const err = await failure(listNodes(t));
+    const err = await apiFailure(listNodes(t));
     expect(err.status).toBe(0);
     expect(err.reason).toBe("CredentialsUnavailable");
     expect(err.message).toContain("login required");

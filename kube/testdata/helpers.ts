@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ConsolaInstance, createConsola, type LogObject } from "consola";
+import { KubeApiError } from "../client-types.ts";
 import type { Sleep } from "../sleep.ts";
 
 /** Polls `cond` until it holds; fails after a deadline generous enough for a slow, busy machine. */
@@ -47,4 +48,15 @@ export function fakeClock(start = 1_700_000_000_000): {
       t += ms;
     },
   };
+}
+
+/** The `KubeApiError` `p` rejects with; fails the test when it resolves, and rethrows any other error. */
+export async function apiFailure(p: Promise<unknown>): Promise<KubeApiError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof KubeApiError) return err;
+    throw err;
+  }
+  throw new Error("expected a KubeApiError");
 }
