@@ -13,13 +13,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeApiServer } from "../kube/testdata/fake-apiserver.ts";
 import { createTestPki } from "../kube/testdata/pki.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { collectOutput, freePort } from "../scripts/lib/processes.ts";
 import {
   CONTAINERFILE,
   hostImageArch,
@@ -91,30 +91,17 @@ function startInRoot(args: string[], extraEnv: Record<string, string>, procOptio
       stderr: "pipe",
     },
   );
-  const output = { text: "" };
-  const decoder = new TextDecoder();
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s) output.text += decoder.decode(chunk, { stream: true });
-  };
-  const drained = Promise.all([drain(proc.stdout), drain(proc.stderr)]);
+  const output = collectOutput(proc);
   /** The forked child of unshare, which becomes the executable through exec. */
   const childPid = async (): Promise<number | undefined> => {
     const text = await readFile(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").catch(() => "");
     return Number(text.trim().split(/\s+/)[0]) || undefined;
   };
   const exited = proc.exited.then(async (code) => {
-    await drained;
+    await output.drained;
     return code;
   });
   return { proc, output, childPid, exited };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, alive: () => boolean): Promise<T> {
@@ -131,13 +118,13 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ali
 describe("the image's root, chrooted", () => {
   testHere("runs --version and --help as user 65532 with nothing but the image's files", async () => {
     const version = startInRoot(["--version"], {});
-    expect({ code: await version.exited, output: version.output.text }).toEqual({
+    expect({ code: await version.exited, output: version.output.text() }).toEqual({
       code: 0,
       output: expect.stringMatching(/^cloud-controller-manager v\S+\n$/),
     });
     const help = startInRoot(["--help"], {});
     expect(await help.exited).toBe(0);
-    expect(help.output.text).toContain("--secure-port");
+    expect(help.output.text()).toContain("--secure-port");
   });
 
   const servingCases = [
@@ -188,7 +175,7 @@ describe("the image's root, chrooted", () => {
             mode: 0o644,
           },
         );
-        const port = await freePort();
+        const port = freePort();
         const ccm = startInRoot(
           [
             "--cloud-provider=sandbox",
@@ -236,12 +223,12 @@ describe("the image's root, chrooted", () => {
           const pid = await ccm.childPid();
           expect(pid).toBeDefined();
           process.kill(pid as number, "SIGTERM");
-          expect({ code: await ccm.exited, output: ccm.output.text }).toEqual({
+          expect({ code: await ccm.exited, output: ccm.output.text() }).toEqual({
             code: 0,
             output: expect.stringContaining("stopped"),
           });
         } catch (err) {
-          throw new Error(`${(err as Error).message}\n--- output ---\n${ccm.output.text}`, { cause: err });
+          throw new Error(`${(err as Error).message}\n--- output ---\n${ccm.output.text()}`, { cause: err });
         } finally {
           // Directly: unshare's --kill-child does not survive chroot's change of user.
           const left = await ccm.childPid();

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { build } from "../build.ts";
+import { collectOutput, freePort } from "../lib/processes.ts";
 import type { BenchCluster } from "./cluster.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
@@ -50,14 +51,6 @@ export interface Ccm {
   stop(): Promise<void>;
 }
 
-/** A free loopback TCP port (closed again at once; the executable binds it a moment later). */
-export function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
-
 /** Lifts the client-side limit (default --kube-api-qps=20, burst 30) so the controllers' own speed shows. */
 export const UNTHROTTLED = ["--kube-api-qps=1000", "--kube-api-burst=1000"];
 
@@ -85,13 +78,7 @@ export function startCcm(exe: string, cluster: BenchCluster, extra: string[] = [
     stderr: "pipe",
     env: { PATH: "/usr/bin:/bin" },
   });
-  let out = "";
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) out += decoder.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
+  const output = collectOutput(proc);
   let exited: number | undefined;
   void proc.exited.then((code) => {
     exited = code;
@@ -105,8 +92,10 @@ export function startCcm(exe: string, cluster: BenchCluster, extra: string[] = [
     for (;;) {
       const value = await probe();
       if (value !== undefined) return value;
-      if (exited !== undefined) throw new Error(`the executable exited with ${exited} before ${what}:\n${out}`);
-      if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${out.slice(-4000)}`);
+      if (exited !== undefined)
+        throw new Error(`the executable exited with ${exited} before ${what}:\n${output.text()}`);
+      if (performance.now() > deadline)
+        throw new Error(`timed out waiting for ${what}:\n${output.text().slice(-4000)}`);
       await Bun.sleep(2);
     }
   };
@@ -118,7 +107,7 @@ export function startCcm(exe: string, cluster: BenchCluster, extra: string[] = [
     get startupMs() {
       return startupMs;
     },
-    output: () => out,
+    output: output.text,
     healthy: (timeoutMs = 30_000) =>
       until("/healthz", timeoutMs, async () => {
         try {
@@ -133,7 +122,8 @@ export function startCcm(exe: string, cluster: BenchCluster, extra: string[] = [
       }),
     logged: (text, timeoutMs = 60_000) =>
       until(`the log line ${String(text)}`, timeoutMs, async () => {
-        const m = typeof text === "string" ? (out.includes(text) ? text : null) : text.exec(out)?.[0];
+        const m =
+          typeof text === "string" ? (output.text().includes(text) ? text : null) : text.exec(output.text())?.[0];
         return m ?? undefined;
       }),
     memory: () => {

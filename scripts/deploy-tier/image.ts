@@ -4,8 +4,9 @@
  * stops it.
  */
 import { resolve } from "node:path";
+import { freePort } from "../lib/processes.ts";
 import { podman, podmanMaybe } from "./podman.ts";
-import { type DeploySandbox, freePort, healthz } from "./sandbox.ts";
+import { type DeploySandbox, healthz } from "./sandbox.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 export const IMAGE_TAG = "localhost/ccm-deploy-tier/cloud-controller-manager:test";

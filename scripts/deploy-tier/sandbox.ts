@@ -6,6 +6,7 @@
 import { chmod, copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { collectOutput } from "../lib/processes.ts";
 
 export interface DeploySandbox {
   /** A folder with `kubeconfig` and `cloud-config`, readable by any user (the image runs as 65532). */
@@ -21,21 +22,17 @@ export async function startSandbox(allInOne: string): Promise<DeploySandbox> {
     stdout: "pipe",
     stderr: "pipe",
   });
-  let output = "";
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) output += new TextDecoder().decode(chunk);
-  };
-  void collect(proc.stdout);
-  void collect(proc.stderr);
+  const output = collectOutput(proc).text;
   const until = async (text: string, timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
-    while (!output.includes(text)) {
+    while (!output().includes(text)) {
       if (Date.now() > deadline || proc.exitCode !== null) {
-        throw new Error(`the sandbox did not print "${text}" in ${timeoutMs / 1000}s:\n${output.slice(-3000)}`);
+        throw new Error(`the sandbox did not print "${text}" in ${timeoutMs / 1000}s:\n${output().slice(-3000)}`);
       }
       await Bun.sleep(50);
     }
-    return output.slice(output.indexOf(text)).split("\n")[0] ?? "";
+    const all = output();
+    return all.slice(all.indexOf(text)).split("\n")[0] ?? "";
   };
   await until("watch it:", 30_000);
   const configDir = join(dir, "public");
@@ -60,12 +57,4 @@ export async function startSandbox(allInOne: string): Promise<DeploySandbox> {
 export async function healthz(port: number): Promise<string> {
   const res = await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { rejectUnauthorized: false } });
   return `${res.status} ${await res.text()}`;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = server;
-  server.stop(true);
-  return port;
 }

@@ -7,8 +7,9 @@
  * that must propagate, so `/` is made a shared mount first (on a host it is one already).
  */
 import { resolve } from "node:path";
+import { freePort } from "../lib/processes.ts";
 import { podman, podmanMaybe, SYSTEMD_TAG } from "./podman.ts";
-import { type DeploySandbox, freePort, healthz } from "./sandbox.ts";
+import { type DeploySandbox, healthz } from "./sandbox.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 const UNIT = "cloud-controller-manager";

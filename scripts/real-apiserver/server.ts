@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { freePort } from "../lib/processes.ts";
 import { kubeconfigYaml } from "./kubeconfig.ts";
 import { type ApiServerPki, createPki } from "./pki.ts";
 
@@ -58,13 +59,6 @@ export interface RealApiServer {
   logs(): Promise<string>;
   stop(): Promise<void>;
 }
-
-const freePort = (): number => {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-};
 
 const spawnLogged = (cmd: string[], log: string): Subprocess => {
   const fd = openSync(log, "a");

@@ -4,9 +4,11 @@
  */
 import { readdir, readFile, readlink } from "node:fs/promises";
 import type { Subprocess } from "bun";
+import { collectOutput, freePort } from "../../scripts/lib/processes.ts";
 import { executable } from "./executables.ts";
 
 export { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
+export { freePort };
 
 /**
  * `waitFor` for conditions that cost an HTTP round trip or a list: checked every `everyMs` (default 100), so a
@@ -70,14 +72,7 @@ export function spawnCollecting(cmd: string[], env: Record<string, string> = {})
     stderr: "pipe",
     env: { PATH: "/usr/bin:/bin", ...env },
   });
-  let out = "";
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) out += decoder.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
-  return { proc, output: () => out, exited: proc.exited };
+  return { proc, output: collectOutput(proc).text, exited: proc.exited };
 }
 
 /**
@@ -89,14 +84,6 @@ export async function spawnManager(
   extra: string[] = [],
 ): Promise<RunningProcess> {
   return spawnCollecting(await managerCommand(where, extra, where));
-}
-
-/** A TCP port on 127.0.0.1 that was free a moment ago (another process may still take it). */
-export function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
 }
 
 /**
