@@ -19,7 +19,7 @@ import { FakeApiServer } from "../kube/testdata/fake-apiserver.ts";
 import { createTestPki } from "../kube/testdata/pki.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
-import { collectOutput, freePort } from "../scripts/lib/processes.ts";
+import { collectOutput, freePort, pollFor } from "../scripts/lib/processes.ts";
 import {
   CONTAINERFILE,
   hostImageArch,
@@ -104,17 +104,6 @@ function startInRoot(args: string[], extraEnv: Record<string, string>, procOptio
   return { proc, output, childPid, exited };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, alive: () => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (!alive()) throw new Error(`the executable exited while waiting for ${what}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(100);
-  }
-}
-
 describe("the image's root, chrooted", () => {
   testHere("runs --version and --help as user 65532 with nothing but the image's files", async () => {
     const version = startInRoot(["--version"], {});
@@ -194,29 +183,29 @@ describe("the image's root, chrooted", () => {
         try {
           const url = `https://127.0.0.1:${port}`;
           const insecure = { tls: { rejectUnauthorized: false } };
-          const healthz = await waitFor(
+          const healthz = await pollFor(
             "/healthz",
             async () => {
               const r = await fetch(`${url}/healthz`, insecure);
               return r.status === 200 ? await r.text() : undefined;
             },
-            () => running,
+            { alive: () => running },
           );
           expect(healthz).toBe("ok");
           // The informers' first list, authenticated with the service-account token, over TLS checked against
           // the service-account CA: in-cluster configuration works from inside the root.
-          await waitFor(
+          await pollFor(
             "a list of nodes",
             async () =>
               api.requests.find((r) => r.path === "/api/v1/nodes" && r.headers.authorization === "Bearer sa-token"),
-            () => running,
+            { alive: () => running },
           );
           expect([401, 403]).toContain((await fetch(`${url}/metrics`, insecure)).status);
           // Initialised from the cloud's answer, fetched over TLS trusted through the root's CA bundle.
-          const providerID = await waitFor(
+          const providerID = await pollFor(
             "node-1 to get a provider ID",
             async () => (api.store.get("/v1/nodes", undefined, "node-1") as Doc).spec?.providerID as string | undefined,
-            () => running,
+            { alive: () => running },
           );
           expect(providerID).toStartWith("sandbox://");
 

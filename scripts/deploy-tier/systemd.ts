@@ -7,23 +7,13 @@
  * that must propagate, so `/` is made a shared mount first (on a host it is one already).
  */
 import { resolve } from "node:path";
-import { freePort } from "../lib/processes.ts";
+import { freePort, pollFor } from "../lib/processes.ts";
 import { podman, podmanMaybe, SYSTEMD_TAG } from "./podman.ts";
 import { type DeploySandbox, healthz } from "./sandbox.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 const UNIT = "cloud-controller-manager";
 const CONF = "/etc/cloud-controller-manager";
-
-async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await Bun.sleep(200);
-  }
-}
 
 /** Boots the systemd image, installs and runs the unit against `sandbox`; returns what was seen, for the log. */
 export async function runUnit(sandbox: DeploySandbox, executable: string): Promise<string> {
@@ -41,7 +31,7 @@ export async function runUnit(sandbox: DeploySandbox, executable: string): Promi
     SYSTEMD_TAG,
   ]);
   try {
-    await eventually("systemd to boot", 60_000, async () => {
+    await pollFor("systemd to boot", async () => {
       const state = (await podmanMaybe(["exec", name, "systemctl", "is-system-running"])).stdout.trim();
       return state === "running" || state === "degraded" ? state : undefined;
     });
@@ -80,17 +70,19 @@ systemctl enable --now ${UNIT}`);
     if (!journal.includes("successfully released lease")) throw new Error("the lease was not released on stop");
 
     await exec(`systemctl start ${UNIT}`);
-    await eventually("/healthz after start", 30_000, async () =>
-      (await healthz(port)) === "200 ok" ? true : undefined,
-    );
+    const healthy = async () => ((await healthz(port)) === "200 ok" ? true : undefined);
+    const within30s = { timeoutMs: 30_000 };
+    await pollFor("/healthz after start", healthy, within30s);
     await exec(`kill -9 $(systemctl show -p MainPID --value ${UNIT})`);
-    await eventually("systemd to restart the killed manager", 30_000, async () => {
-      const s = await show("-p NRestarts -p ActiveState");
-      return s === "NRestarts=1\nActiveState=active" ? s : undefined;
-    });
-    await eventually("/healthz after the restart", 30_000, async () =>
-      (await healthz(port)) === "200 ok" ? true : undefined,
+    await pollFor(
+      "systemd to restart the killed manager",
+      async () => {
+        const s = await show("-p NRestarts -p ActiveState");
+        return s === "NRestarts=1\nActiveState=active" ? s : undefined;
+      },
+      within30s,
     );
+    await pollFor("/healthz after the restart", healthy, within30s);
     return `${ready}; /healthz ok${user ? `; runs as ${user}` : ""}; stop: status 0, lease released; kill -9: restarted`;
   } finally {
     await podmanMaybe(["rm", "--force", name]);

@@ -30,3 +30,22 @@ export function collectOutput(proc: {
   const drained = Promise.all([drain(proc.stdout), drain(proc.stderr)]).then(() => undefined);
   return { text: () => out, drained };
 }
+
+/**
+ * Calls `probe` every `everyMs` until it gives a value (a throw counts as no value yet), and returns that value.
+ * Fails after `timeoutMs`, or at once when `alive` says the process being waited on has gone.
+ */
+export async function pollFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  { timeoutMs = 60_000, everyMs = 100, alive }: { timeoutMs?: number; everyMs?: number; alive?: () => boolean } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (alive && !alive()) throw new Error(`the executable exited while waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    await Bun.sleep(everyMs);
+  }
+}
