@@ -37,6 +37,8 @@ async function run(): Promise<void> {
     exitsZero($`${process.execPath} scripts/build.ts --target=linux-x64`.cwd(ROOT)),
   );
   if (tools === undefined || built === undefined) return;
+  // The sandbox comes from the build under test, as the end-to-end tests' harness finds it.
+  process.env.CCM_TEST_BIN_DIR = resolve(ROOT, "dist");
   const allInOne = resolve(ROOT, "dist", "cloud-controller-manager-linux-x64");
 
   if (!(await tally.check("Debian base image (debootstrap, cached)", () => done(ensureDebianImage(log))))) return;
@@ -63,7 +65,7 @@ async function run(): Promise<void> {
   }
 
   async function withSandbox(check: (sandbox: Awaited<ReturnType<typeof startSandbox>>) => Promise<string>) {
-    const sandbox = await startSandbox(allInOne);
+    const sandbox = await startSandbox();
     try {
       log(await check(sandbox));
     } finally {
