@@ -13,8 +13,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { kubeconfigYaml } from "../../sandbox/apiserver/kubeconfig.ts";
 import { freePort } from "../lib/processes.ts";
-import { kubeconfigYaml } from "./kubeconfig.ts";
 import { type ApiServerPki, createPki } from "./pki.ts";
 
 export interface StaticToken {
@@ -182,9 +182,19 @@ async function startOnce(opts: RealApiServerOptions): Promise<RealApiServer> {
   await writeFile(join(dir, "pids"), `${api.pid}\n${etcd.pid}\n`);
 
   const kubeconfig = join(dir, "admin.kubeconfig");
-  await writeFile(kubeconfig, kubeconfigYaml({ server: url, ca: pki.caCert, user: "admin", cert: pki }), {
-    mode: 0o600,
-  });
+  await writeFile(
+    kubeconfig,
+    kubeconfigYaml({
+      name: "ccm-real",
+      server: url,
+      ca: pki.caCert,
+      user: "admin",
+      clientCert: { cert: pki.adminCert, key: pki.adminKey },
+    }),
+    {
+      mode: 0o600,
+    },
+  );
   return {
     url,
     dir,
@@ -193,9 +203,13 @@ async function startOnce(opts: RealApiServerOptions): Promise<RealApiServer> {
     adminToken,
     kubeconfig,
     async writeKubeconfig(path, user) {
-      await writeFile(path, kubeconfigYaml({ server: url, ca: pki.caCert, user: user.name, token: user.token }), {
-        mode: 0o600,
-      });
+      await writeFile(
+        path,
+        kubeconfigYaml({ name: "ccm-real", server: url, ca: pki.caCert, user: user.name, token: user.token }),
+        {
+          mode: 0o600,
+        },
+      );
       return path;
     },
     request,
