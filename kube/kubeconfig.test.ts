@@ -185,6 +185,34 @@ describe("names the file, the field and the problem", () => {
     expect(err.message).toMatch(/missing[\s\S]*cannot be read/);
   });
 
+  test.each([
+    [
+      "a cluster in use without a server",
+      `current-context: c
+clusters: [{name: k, cluster: {certificate-authority-data: eA==}}]
+contexts: [{name: c, context: {cluster: k}}]`,
+      /clusters\[k\]\.server: is missing; set the API server's URL/,
+    ],
+    [
+      "a context in use that names no cluster",
+      `current-context: c
+contexts: [{name: c, context: {user: u}}]`,
+      /contexts\[c\]: names no cluster/,
+    ],
+    [
+      "an exec plugin in use without a command",
+      `current-context: c
+clusters: [{name: k, cluster: {server: "https://x"}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1}}}]`,
+      /users\[u\]\.exec\.command: is missing/,
+    ],
+  ])("%s, reported when the transport is built", (_, text, message) => {
+    const path = write(text);
+    expect(readKubeconfigFile(path).contexts.size).toBe(1);
+    expect(configError(() => loadTransport({ kubeconfig: path })).message).toMatch(message);
+  });
+
   test("an empty file is an empty kubeconfig, as in kubectl, so the problem is the missing current-context", () => {
     const path = write("");
     expect(readKubeconfigFile(path).clusters.size).toBe(0);

@@ -99,16 +99,17 @@ function loadFiles(files: readonly string[], source: string): LoadedKubeConfig {
   let currentContext = "";
   for (const file of files) {
     const one = readKubeconfigFile(file);
-    for (const [into, from] of [
-      [clusters, one.clusters],
-      [users, one.users],
-      [contexts, one.contexts],
-    ] as const) {
-      for (const [name, entry] of from) if (!into.has(name)) (into as Map<string, typeof entry>).set(name, entry);
-    }
+    addMissing(clusters, one.clusters);
+    addMissing(users, one.users);
+    addMissing(contexts, one.contexts);
     currentContext ||= one.currentContext;
   }
   return { config: { clusters, users, contexts, currentContext }, source };
+}
+
+/** Entries of `from` whose names `into` does not have yet: the first file to name an entry wins. */
+function addMissing<T>(into: Map<string, T>, from: ReadonlyMap<string, T>): void {
+  for (const [name, entry] of from) if (!into.has(name)) into.set(name, entry);
 }
 
 /** One file, validated, with its relative paths made absolute. */
