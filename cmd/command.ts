@@ -7,6 +7,8 @@
  */
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import type { ConsolaInstance } from "consola";
+import type { Registry } from "prom-client";
+import { createMetricsRegistry } from "../controllers/runtime/metrics.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import { parseArgv } from "./argv.ts";
@@ -21,6 +23,8 @@ export type RunManager = (input: {
   provider: CloudProvider;
   logger: ConsolaInstance;
   signal: AbortSignal;
+  /** The registry served at `/metrics`; the provider was built with it (`ProviderFactoryInput.metrics`). */
+  metrics: Registry;
 }) => Promise<number>;
 
 /** What a subcommand is built with: the same registry, manager and stop signal as the main command. */
@@ -141,9 +145,12 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
       `flags accepted for compatibility but without effect here: ${built.ignored.map((f) => `--${f}`).join(", ")}`,
     );
   }
+  const metrics = createMetricsRegistry();
   let provider: CloudProvider;
   try {
-    provider = await input.registry.init(options.cloudProvider, options.cloudConfig || undefined, input.env);
+    provider = await input.registry.init(options.cloudProvider, options.cloudConfig || undefined, input.env, {
+      metrics,
+    });
   } catch (err) {
     stderr(`error: Cloud provider could not be initialized: ${(err as Error).message}\n`);
     return 1;
@@ -157,7 +164,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     }
     logger.warn("detected a cluster without a ClusterID; a ClusterID will be required in the future");
   }
-  return input.runManager({ options, provider, logger, signal: input.signal });
+  return input.runManager({ options, provider, logger, signal: input.signal, metrics });
 }
 
 function formatErrors(binaryName: string, errors: readonly string[]): string {

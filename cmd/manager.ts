@@ -12,7 +12,8 @@ import { type Clock, systemClock } from "../controllers/runtime/clock.ts";
 import { createEventRecorder, type EventRecorder } from "../controllers/runtime/events.ts";
 import { type HealthCheck, namedCheck } from "../controllers/runtime/healthz.ts";
 import { leaderIdentity, runLeaderElection } from "../controllers/runtime/leader-election.ts";
-import { controllerMetrics, createMetricsRegistry } from "../controllers/runtime/metrics.ts";
+import { controllerMetrics } from "../controllers/runtime/metrics.ts";
+import { createProviderRuntime } from "../controllers/runtime/provider-informers.ts";
 import { type Serving, startServing } from "../controllers/runtime/serving.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
@@ -30,7 +31,7 @@ const STOP_GRACE_MS = 10_000;
 const API_HEALTH_WAIT_MS = 10_000;
 
 export function createRunManager(starters: Starters, clock: Clock = systemClock): RunManager {
-  return async ({ options, provider, logger, signal }) => {
+  return async ({ options, provider, logger, signal, metrics: registry }) => {
     // Like upstream's client builder, every user gets a client of its own — leader election, the shared informers,
     // the event recorders, each controller — so each has its own client-side rate limiter (--kube-api-qps and
     // --kube-api-burst apply to each): lease renewals never queue behind controller writes, and one busy
@@ -55,7 +56,6 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     }
     const client = clientFor("manager");
 
-    const registry = createMetricsRegistry();
     const checks: HealthCheck[] = [];
     let serving: Serving | undefined;
     const term = { run: undefined as Promise<number> | undefined };
@@ -150,7 +150,7 @@ interface TermInput {
   readonly signal: AbortSignal;
 }
 
-/** One leadership term: wait for the API, initialise the provider, start controllers, then informers. */
+/** One leadership term: wait for the API, start the shared informers, initialise the provider, start controllers. */
 async function runControllers(t: TermInput): Promise<number> {
   const { logger, signal } = t;
   if (!(await apiServerHealthy(t.client, t.clock, signal))) {
@@ -163,11 +163,18 @@ async function runControllers(t: TermInput): Promise<number> {
     logger: logger.withTag("informers"),
     resyncMs: resyncPeriod(t.options.minResyncPeriodMs),
   });
-  await t.provider.initialize?.({
-    signal,
-    logger: logger.withTag(t.provider.providerName),
-    kube: t.clientFor(`provider-${t.provider.providerName}`),
-  });
+  // Started before the provider and the controllers: an informer asked for later starts at once, and its handlers
+  // still get every cached object, so a provider may wait for its caches inside `initialize`.
+  informers.start(signal);
+  await t.provider.initialize?.(
+    createProviderRuntime({
+      signal,
+      logger: logger.withTag(t.provider.providerName),
+      kube: t.clientFor(`provider-${t.provider.providerName}`),
+      metrics: t.registry,
+      informers,
+    }),
+  );
   const eventsClient = t.clientFor("events");
 
   const recorders = new Map<string, EventRecorder>();
@@ -223,7 +230,6 @@ async function runControllers(t: TermInput): Promise<number> {
       await t.clock.sleep(t.options.controllerStartIntervalMs * (1 + Math.random()), signal);
     }
   }
-  informers.start(signal);
   await Promise.all(running);
   await informers.stopped();
   await Promise.all([...recorders.values()].map(async (r) => r.stop()));

@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
+import { createMetricsRegistry } from "../controllers/runtime/metrics.ts";
 import { createKubeClient } from "../kube/client.ts";
 import { Resources } from "../kube/client-types.ts";
 import type { Service } from "../kube/objects.ts";
@@ -144,9 +145,10 @@ function runControllers(
   const built = buildOptions(parseArgv(argv).values);
   if (!built.ok) throw new Error(`sandbox: internal flags invalid: ${built.errors.join("; ")}`);
   const logger = createRootLogger({ verbosity: o.verbosity, format: "text" }).withTag("ccm");
+  const metrics = createMetricsRegistry();
   return env.registry
-    .init("sandbox", o.cloudConfig)
-    .then((provider) => env.runManager({ options: built.options, provider, logger, signal: o.signal }));
+    .init("sandbox", o.cloudConfig, process.env, { metrics })
+    .then((provider) => env.runManager({ options: built.options, provider, logger, signal: o.signal, metrics }));
 }
 
 function demoService(i: number): Service {

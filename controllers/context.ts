@@ -32,7 +32,10 @@ export interface ControllerContext {
   readonly name: ControllerName;
   readonly client: KubeClient;
   readonly provider: CloudProvider;
-  /** Shared informers: `informers.forResource(Resources.nodes)`; the manager starts them after every controller. */
+  /**
+   * Shared informers: `informers.forResource(Resources.nodes)`. Already started: add handlers right after asking (they
+   * still get every cached object); do not wait for a sync inside `start`.
+   */
   readonly informers: InformerFactory;
   /** An event recorder reporting as `component` (upstream names: `cloud-node-controller`, `service-controller`, …). */
   readonly recorder: (component: string) => EventRecorder;

@@ -15,8 +15,10 @@
  * - `signal` aborts when the controller stops; long calls should honour it.
  */
 import type { ConsolaInstance } from "consola";
+import type { Registry } from "prom-client";
 import type { KubeClient } from "../kube/client-types.ts";
-import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
+import type { Informer } from "../kube/informer.ts";
+import type { ConfigMap, LoadBalancerStatus, Node, NodeAddress, Secret, Service } from "../kube/objects.ts";
 
 /** What every call receives besides its own arguments. */
 export interface CallContext {
@@ -87,6 +89,40 @@ export interface ProviderRuntime {
    * document the extra rules it needs.
    */
   readonly kube: KubeClient;
+  /**
+   * The manager's metrics registry, served at `/metrics`: the same one the factory received as
+   * `ProviderFactoryInput.metrics`. Register provider-specific metrics here (names `cloudprovider_<provider>_…`).
+   */
+  readonly metrics: Registry;
+  /**
+   * Shared caches of the cluster (upstream's `InformerUser`): ask for them instead of opening watches of your own.
+   * The Node and Service caches are the ones the controllers read, so they cost no extra list or watch.
+   */
+  readonly informers: ProviderInformers;
+}
+
+/** What a provider may read from an informer: the cache and its events, never its lifecycle. */
+export type SharedInformer<T extends Node | Service | ConfigMap | Secret> = Pick<
+  Informer<T>,
+  "hasSynced" | "whenSynced" | "get" | "list" | "keys" | "addEventHandler"
+>;
+
+/**
+ * The shared informers a provider may use. Each selection is listed and watched once per process, however many
+ * callers ask; the manager runs them until the leadership term ends. Keys are `namespace/name`.
+ */
+export interface ProviderInformers {
+  /** Every Node (needs the controllers' own `list`/`watch` on nodes: no extra RBAC). */
+  nodes(): SharedInformer<Node>;
+  /** Every Service (no extra RBAC). */
+  services(): SharedInformer<Service>;
+  /**
+   * ConfigMaps of one namespace, or the one named `name` there (a field selector). Needs `list` and `watch` on
+   * configmaps in that namespace: document the rule in the provider's deployment files.
+   */
+  configMaps(selection: { readonly namespace: string; readonly name?: string }): SharedInformer<ConfigMap>;
+  /** Secrets of one namespace, or the one named `name` there. Needs `list` and `watch` on secrets there. */
+  secrets(selection: { readonly namespace: string; readonly name?: string }): SharedInformer<Secret>;
 }
 
 /** Upstream `InstanceMetadata`: everything the node controller writes onto a new Node. */
@@ -185,6 +221,11 @@ export interface Zones {
  */
 export interface LoadBalancer {
   /**
+   * Which `spec.loadBalancerClass` values this provider serves. Absent ⇒ upstream's behaviour: Services without a
+   * class are served, every Service with a class is left alone (another implementation owns it).
+   */
+  readonly classes?: LoadBalancerClasses | undefined;
+  /**
    * The load balancer for this Service and its status, or `undefined` when none exists. When the provider
    * delegates this kind of load balancer elsewhere, report one only if the service controller created it.
    */
@@ -209,6 +250,18 @@ export interface LoadBalancer {
    * `ImplementedElsewhereError` (the finalizer path tolerates it; the cache path treats it as a failure).
    */
   ensureLoadBalancerDeleted(ctx: CallContext, clusterName: string, service: Service): Promise<void>;
+}
+
+/**
+ * The `spec.loadBalancerClass` values a provider serves. A Service whose class is in `names` is handled; a Service
+ * with any other class is left alone (never touched, never cleaned up); a Service without a class is handled only
+ * when `classless` is true. This lets a provider run beside MetalLB, Cilium or another manager on one cluster.
+ */
+export interface LoadBalancerClasses {
+  /** Class names served, e.g. `metal.ccm.dev/pool`. May be empty (then only class-less Services, if any). */
+  readonly names: readonly string[];
+  /** Serve Services that set no class (Kubernetes' default load balancer). */
+  readonly classless: boolean;
 }
 
 /** Upstream `Route`. */
@@ -259,6 +312,12 @@ export interface ProviderFactoryInput {
   /** Where `config` came from, for error messages (`--cloud-config=/etc/x.yaml`), or undefined. */
   readonly configSource: string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The manager's metrics registry, served at `/metrics` (the same as `ProviderRuntime.metrics`), for clients built
+   * in the factory: the cloud-API kit records its per-call metrics here. Absent where nothing serves metrics (unit
+   * tests, `doctor`); the kit then records into a registry of its own.
+   */
+  readonly metrics?: Registry | undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
  * effect by contract); everything else takes a registry as an argument so tests can use their own.
  */
 import { readFile } from "node:fs/promises";
+import type { Registry } from "prom-client";
 import type { CloudProvider, ProviderFactory } from "./cloud.ts";
 import { ConfigError } from "./errors.ts";
 
@@ -33,12 +34,14 @@ export class ProviderRegistry {
   /**
    * Build the named provider from a cloud-config file path (or none). Every failure is one `Error` whose message
    * says what to do: an unknown name lists the known ones; an unreadable file names the path; a factory's
-   * `ConfigError` keeps its list of problems (as `cause` and in the message).
+   * `ConfigError` keeps its list of problems (as `cause` and in the message). `metrics` is the registry the
+   * manager serves, handed to the factory.
    */
   async init(
     name: string,
     configPath: string | undefined,
     env: Readonly<Record<string, string | undefined>> = process.env,
+    { metrics }: { readonly metrics?: Registry } = {},
   ): Promise<CloudProvider> {
     const factory = this.#factories.get(name);
     if (!factory) throw new UnknownProviderError(name, this.names());
@@ -53,7 +56,12 @@ export class ProviderRegistry {
     }
     let provider: CloudProvider;
     try {
-      provider = await factory({ config, configSource: configPath ? `--cloud-config=${configPath}` : undefined, env });
+      provider = await factory({
+        config,
+        configSource: configPath ? `--cloud-config=${configPath}` : undefined,
+        env,
+        ...(metrics && { metrics }),
+      });
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);
       throw new Error(`could not init cloud provider "${name}": ${detail}`, { cause: err });

@@ -15,6 +15,7 @@
  *   call, as the cluster would hold it. `listLoadBalancers` lists the Services that carry an allocation record.
  */
 import { createServer, type Server } from "node:net";
+import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
 import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
@@ -98,7 +99,7 @@ await runConformance<MetalMachine>({
     client.seed(Resources.configMaps, { metadata: { ...inventoryRef }, data: {} } satisfies ConfigMap);
     const provider = metalProvider(parseMetalConfig(cloudConfig, "conformance"));
     const term = new AbortController();
-    await provider.initialize({ signal: term.signal, logger: captureLogger().logger, kube: client });
+    await provider.initialize(testProviderRuntime(client, term.signal, captureLogger().logger));
     const listeners = new Set<Server>();
     let n = 0;
 

@@ -4,6 +4,7 @@
  * Services record (no duplicate, no leak).
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { Resources } from "../../kube/client-types.ts";
@@ -26,7 +27,7 @@ async function start(client: MemoryKubeClient) {
   const term = new AbortController();
   stops.push(() => term.abort());
   const { logger, logs } = captureLogger();
-  await provider.initialize({ signal: term.signal, logger, kube: client });
+  await provider.initialize(testProviderRuntime(client, term.signal, logger));
   return { provider, lb: provider.loadBalancer!, term, logs };
 }
 

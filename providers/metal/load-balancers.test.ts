@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
@@ -26,7 +27,7 @@ async function start(client = new MemoryKubeClient(), text = config) {
   const term = new AbortController();
   stops.push(() => term.abort());
   const { logger, logs } = captureLogger();
-  await provider.initialize({ signal: term.signal, logger, kube: client });
+  await provider.initialize(testProviderRuntime(client, term.signal, logger));
   return { provider, lb: provider.loadBalancer!, client, term, logs };
 }
 

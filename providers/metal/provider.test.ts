@@ -11,6 +11,7 @@ import { ConfigError, findInCauseChain } from "../errors.ts";
 import { globalRegistry } from "../registry.ts";
 import { MetalAnnotations } from "./annotations.ts";
 import "./index.ts";
+import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
 import { parseMetalConfig } from "./config.ts";
 import { metalProvider, metalRateLimit } from "./provider.ts";
 import { node, service } from "./testing.ts";
@@ -26,7 +27,7 @@ async function start(text: string, client: MemoryKubeClient, sleep?: (ms: number
   const term = new AbortController();
   stops.push(() => term.abort());
   const { logger, logs } = captureLogger();
-  await provider.initialize({ signal: term.signal, logger, kube: client });
+  await provider.initialize(testProviderRuntime(client, term.signal, logger));
   return { provider, term, logs };
 }
 
@@ -165,7 +166,7 @@ describe("the metal provider", () => {
     term.abort();
     const next = new AbortController();
     stops.push(() => next.abort());
-    await provider.initialize({ signal: next.signal, logger: captureLogger().logger, kube: client });
+    await provider.initialize(testProviderRuntime(client, next.signal, captureLogger().logger));
     expect(provider.book.size).toBe(0);
   });
 });
