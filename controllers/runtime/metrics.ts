@@ -31,13 +31,14 @@ export const exponentialBuckets = (start: number, factor: number, count: number)
   return buckets;
 };
 
-const alpha = (help: string) => `[ALPHA] ${help}`;
+/** A help text at upstream's ALPHA stability level. */
+export const alpha = (help: string) => `[ALPHA] ${help}`;
 const beta = (help: string) => `[BETA] ${help}`;
 
 const cached = new WeakMap<Registry, Map<string, unknown>>();
 
 /** One instance per registry and key: metrics cannot be registered twice, and unfinished-work gauges need state. */
-const perRegistry = <T>(registry: Registry, key: string, make: () => T): T => {
+export const perRegistry = <T>(registry: Registry, key: string, make: () => T): T => {
   let entries = cached.get(registry);
   if (!entries) {
     entries = new Map();
