@@ -132,8 +132,71 @@ describe("buildOptions", () => {
       '--profiling must be true or false, got "maybe"',
     ],
     ["an unknown feature gate", ["--feature-gates=Nope=true"], "--feature-gates must be Name=true|false pairs"],
+    [
+      "a period the runtime's timers cannot hold",
+      ["--route-reconciliation-period=600h"],
+      '--route-reconciliation-period must be at most 596h31m23.647s (the longest timer the runtime holds), got "600h"',
+    ],
+    [
+      "an absurdly long period",
+      ["--node-monitor-period=999999999999h"],
+      "--node-monitor-period must be at most 596h31m23.647s",
+    ],
+    [
+      "a resync period whose doubled value overflows a timer",
+      ["--min-resync-period=300h"],
+      "--min-resync-period must be at most 298h15m41.823s (half the longest timer the runtime holds",
+    ],
+    [
+      "a period below a millisecond",
+      ["--node-status-update-frequency=1ns"],
+      '--node-status-update-frequency must be at least 1ms, got "1ns"',
+    ],
+    [
+      "a TTL beyond a timer",
+      ["--authentication-token-webhook-cache-ttl=1000h"],
+      "--authentication-token-webhook-cache-ttl must be at most",
+    ],
+    [
+      "an overlong cluster name",
+      [`--cluster-name=${"x".repeat(100_000)}`],
+      "--cluster-name must be at most 253 characters, got 100000",
+    ],
+    [
+      "a cluster name with control characters",
+      ["--cluster-name=prod\u001b[31m\nx"],
+      '--cluster-name must not contain control or other unprintable characters, got "prod\\u001b[31m\\nx"',
+    ],
+    [
+      "two cluster CIDRs of one family",
+      ["--cluster-cidr=10.0.0.0/16,10.1.0.0/16"],
+      "--cluster-cidr is invalid: len of ClusterCIDRs==2 and they are not configured as dual stack (at least one from each IPFamily",
+    ],
+    [
+      "three cluster CIDRs",
+      ["--cluster-cidr=10.0.0.0/16,fd00::/48,10.1.0.0/16"],
+      "--cluster-cidr is invalid: length of clusterCIDRs is:3 more than max allowed of 2",
+    ],
+    [
+      "a cluster CIDR with a prefix too long",
+      ["--cluster-cidr=10.0.0.0/99"],
+      '--cluster-cidr is invalid: failed to parse cidr value:"10.0.0.0/99" with error:',
+    ],
   ])("rejects %s", (_name, argv, want) => {
     expect(errorsFor(...argv).join("\n")).toContain(want);
+  });
+
+  test.each([
+    ["the longest period a timer holds", ["--node-monitor-period=596h31m23.647s"]],
+    ["a dual-stack pair of cluster CIDRs", ["--cluster-cidr=10.0.0.0/16,fd00::/48"]],
+    ["an empty cluster CIDR (the route controller declines)", ["--cluster-cidr="]],
+    ["a cluster name of 253 characters", [`--cluster-name=${"c".repeat(253)}`]],
+  ])("accepts %s", (_name, argv) => {
+    expect(errorsFor(...argv)).toEqual([]);
+  });
+
+  test("reports a bad --cluster-cidr with the other flag errors", () => {
+    expect(errorsFor("--cluster-cidr=10.0.0.0/99", "--route-reconciliation-period=600h")).toHaveLength(2);
   });
 
   test("lists compatibility-only flags that were given", () => {

@@ -3,14 +3,21 @@
  * cross-field rules of upstream validation (spec c.3). Every problem is reported at once, each naming its flag.
  *
  * Beyond upstream, values that would leave the manager silently broken are rejected too (zero service workers,
- * negative periods); upstream accepts them and misbehaves.
+ * negative periods, periods the runtime's timers cannot hold, unprintable or overlong cluster names); upstream
+ * accepts them and misbehaves. An invalid `--cluster-cidr`, fatal only once the route controller starts upstream,
+ * is a flag error here, with upstream's message.
  */
 import * as v from "valibot";
 import { canonicalizeControllerList, validateControllerList } from "../controllers/names.ts";
-import { parseDuration } from "./duration.ts";
+import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
+import { MAX_TIMER_MS } from "../kube/sleep.ts";
+import { formatDuration, parseDuration } from "./duration.ts";
 import { FLAGS, FLAGS_BY_NAME } from "./flags.ts";
 
 const got = (s: string) => `got "${s}"`;
+
+/** Above the runtime's timer limit a period would fire every millisecond; `resync` periods are doubled at most. */
+const durationMax = (flag: string) => (flag === "min-resync-period" ? Math.floor(MAX_TIMER_MS / 2) : MAX_TIMER_MS);
 
 const duration = (flag: string, opts: { min: "positive" | "non-negative" }) =>
   v.pipe(
@@ -25,6 +32,19 @@ const duration = (flag: string, opts: { min: "positive" | "non-negative" }) =>
         return opts.min === "positive" ? ms > 0 : ms >= 0;
       },
       (i) => `--${flag} must be ${opts.min === "positive" ? "greater than 0" : "0 or more"}, ${got(String(i.input))}`,
+    ),
+    // A period below a millisecond is a busy loop, the same as 0.
+    v.check(
+      (s) => {
+        const ms = parseDuration(s) ?? 0;
+        return opts.min !== "positive" || !(ms > 0 && ms < 1);
+      },
+      (i) => `--${flag} must be at least 1ms, ${got(String(i.input))}`,
+    ),
+    v.check(
+      (s) => (parseDuration(s) ?? 0) <= durationMax(flag),
+      (i) =>
+        `--${flag} must be at most ${formatDuration(durationMax(flag))}${flag === "min-resync-period" ? " (half the longest timer the runtime holds: resyncs wait up to twice this)" : " (the longest timer the runtime holds)"}, ${got(String(i.input))}`,
     ),
     v.transform((s) => parseDuration(s) as number),
   );
@@ -94,6 +114,28 @@ const featureGates = v.pipe(
 
 const str = v.string();
 
+/**
+ * Providers put the cluster name into cloud resource names and tags, and logs print it: a DNS subdomain's length
+ * is room enough, and anything unprintable is a mistake (upstream accepts both silently).
+ */
+const MAX_CLUSTER_NAME = 253;
+const UNPRINTABLE = /\p{C}/u;
+const excerpt = (value: unknown): string => {
+  const s = String(value);
+  return JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s).slice(1, -1);
+};
+
+/** Upstream's route controller start rules (spec c.4), checked before anything starts; the message is upstream's. */
+const clusterCIDRProblem = (value: string): string | undefined => {
+  try {
+    parseClusterCIDRs(value);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ClusterCIDRError) return err.message;
+    throw err;
+  }
+};
+
 /** The flags that change behaviour here; the rest are accepted and checked only for their kind. */
 const OptionsSchema = v.pipe(
   v.object({
@@ -108,8 +150,23 @@ const OptionsSchema = v.pipe(
     "cluster-name": v.pipe(
       v.string(),
       v.check((s) => s !== "", "--cluster-name cannot be empty"),
+      v.check(
+        (s) => s.length <= MAX_CLUSTER_NAME,
+        (i) => `--cluster-name must be at most ${MAX_CLUSTER_NAME} characters, got ${String(i.input).length}`,
+      ),
+      v.check(
+        (s) => !UNPRINTABLE.test(s),
+        (i) => `--cluster-name must not contain control or other unprintable characters, ${got(excerpt(i.input))}`,
+      ),
     ),
-    "cluster-cidr": str,
+    "cluster-cidr": v.pipe(
+      v.string(),
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (!dataset.typed || dataset.value.trim() === "") return; // empty: the route controller declines
+        const problem = clusterCIDRProblem(dataset.value);
+        if (problem) addIssue({ message: `--cluster-cidr is invalid: ${problem}` });
+      }),
+    ),
     "configure-cloud-routes": bool("configure-cloud-routes"),
     "min-resync-period": duration("min-resync-period", { min: "positive" }),
     "kube-api-qps": float("kube-api-qps"),

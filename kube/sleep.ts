@@ -15,9 +15,22 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 /** Run `fn` once after `ms`; the returned function cancels it (a no-op once it ran). */
 export type SetTimer = (fn: () => void, ms: number) => () => void;
 
-/** The real timer. */
+/**
+ * The longest delay one runtime timer holds (2^31-1 ms, about 24.8 days); a longer one fires after 1 ms instead,
+ * which turns a periodic loop into a busy loop. Duration flags are bounded by it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The real timer. A delay beyond `MAX_TIMER_MS` is waited out in steps, never shortened. */
 export const setTimer: SetTimer = (fn, ms) => {
-  const handle = setTimeout(fn, Math.max(0, ms));
+  let handle: ReturnType<typeof setTimeout>;
+  const arm = (left: number) => {
+    handle =
+      left > MAX_TIMER_MS
+        ? setTimeout(() => arm(left - MAX_TIMER_MS), MAX_TIMER_MS)
+        : setTimeout(fn, Math.max(0, left));
+  };
+  arm(ms);
   return () => clearTimeout(handle);
 };
 
