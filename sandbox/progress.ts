@@ -7,6 +7,8 @@ import { type KubeClient, Resources } from "../kube/client-types.ts";
 import { createInformerFactory } from "../kube/informer-factory.ts";
 import type { Node, Service } from "../kube/objects.ts";
 import { Labels, Taints } from "../kube/well-known.ts";
+import type { LoadBalancerClasses } from "../providers/cloud.ts";
+import { servesClass } from "../providers/load-balancer-classes.ts";
 
 export interface ProgressOptions {
   readonly client: KubeClient;
@@ -14,6 +16,8 @@ export interface ProgressOptions {
   readonly logger: ConsolaInstance;
   readonly signal: AbortSignal;
   readonly now?: () => number;
+  /** The provider's `LoadBalancer.classes`: only the Services it serves wait for an address (default upstream's). */
+  readonly classes?: LoadBalancerClasses | undefined;
 }
 
 export interface Progress {
@@ -30,7 +34,6 @@ const routed = (n: Node) =>
   (n.status?.conditions ?? []).some((c) => c.type === "NetworkUnavailable" && c.status === "False");
 /** What a user waits for: initialised, with the cloud's addresses, and routed. */
 const nodeReady = (n: Node) => initialised(n) && ipsOf(n).length > 0 && routed(n);
-const isLoadBalancer = (s: Service) => s.spec?.type === "LoadBalancer" && !s.spec.loadBalancerClass;
 const addressOf = (s: Service) =>
   (s.status?.loadBalancer?.ingress ?? [])
     .map((i) => i.ip ?? i.hostname)
@@ -40,6 +43,7 @@ const addressOf = (s: Service) =>
 export function watchProgress(opts: ProgressOptions): Progress {
   const now = opts.now ?? Date.now;
   const started = now();
+  const isLoadBalancer = (s: Service) => s.spec?.type === "LoadBalancer" && servesClass(s, opts.classes);
   const factory = createInformerFactory({ client: opts.client, logger: opts.logger });
   const nodes = factory.forResource<Node>(Resources.nodes);
   const services = factory.forResource<Service>(Resources.services);

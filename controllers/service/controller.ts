@@ -58,8 +58,10 @@ export const startServiceController: StartController = (ctx): StartResult => {
     registry: ctx.registry,
   });
 
+  // A Service of a class served elsewhere is never enqueued: another implementation owns it, finalizer and all.
+  const classes = loadBalancer.classes;
   const onServiceUpdate = (old: Service, cur: Service) => {
-    const why = enqueueOnUpdate(old, cur);
+    const why = enqueueOnUpdate(old, cur, classes);
     if (why !== undefined) enqueueService(cur, why);
   };
   const enqueueService = (svc: Service, why: string) => {
@@ -74,7 +76,7 @@ export const startServiceController: StartController = (ctx): StartResult => {
   const removeHandlers = [
     services.addEventHandler({
       onAdd: (svc) => {
-        const why = enqueueOnAdd(svc);
+        const why = enqueueOnAdd(svc, classes);
         if (why !== undefined) enqueueService(svc, why);
       },
       onUpdate: onServiceUpdate,

@@ -4,7 +4,9 @@
  * change means for one Service's load balancer. No I/O; `sync.ts` sequences the cloud calls around these.
  */
 import type { Node, Service } from "../../kube/objects.ts";
+import type { LoadBalancerClasses } from "../../providers/cloud.ts";
 import { findInCauseChain, RetryError } from "../../providers/errors.ts";
+import { foreignClass, servesClass } from "../../providers/load-balancer-classes.ts";
 import { goQuote, goStringSlice } from "../runtime/go-format.ts";
 import {
   cleanupReason,
@@ -38,13 +40,15 @@ export function splitKey(key: string): { namespace: string; name: string } {
 // Informer handlers: why a Service event enqueues its key (`undefined` = ignore). Deletes are never enqueued; a
 // deletion arrives as an update that sets deletionTimestamp, or through the cache when the finalizer is missing.
 
-export function enqueueOnAdd(svc: Service): string | undefined {
-  if (wantsLoadBalancer(svc)) return "wants a load balancer";
-  return cleanupReason(svc);
+// `classes` is the provider's `LoadBalancer.classes`: a Service of a class served elsewhere is never enqueued.
+
+export function enqueueOnAdd(svc: Service, classes?: LoadBalancerClasses): string | undefined {
+  if (wantsLoadBalancer(svc, classes)) return "wants a load balancer";
+  return cleanupReason(svc, classes);
 }
 
-export function enqueueOnUpdate(old: Service, cur: Service): string | undefined {
-  return updateReason(old, cur) ?? cleanupReason(cur);
+export function enqueueOnUpdate(old: Service, cur: Service, classes?: LoadBalancerClasses): string | undefined {
+  return updateReason(old, cur, classes) ?? cleanupReason(cur, classes);
 }
 
 /** Why a Node event enqueues a node sync: add and delete always; an update only per `nodeSyncReason`. */
@@ -55,15 +59,26 @@ export function enqueueOnNodeUpdate(old: Node, cur: Node): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Path
 
-export type SyncPath = { readonly op: "delete"; readonly reason: string } | { readonly op: "ensure" };
+export type SyncPath =
+  | { readonly op: "delete"; readonly reason: string }
+  | { readonly op: "ensure" }
+  | { readonly op: "skip"; readonly reason: string };
 
-/** Delete when the Service does not want a load balancer or needs cleanup; ensure otherwise. */
-export function chooseSyncPath(svc: Service): SyncPath {
-  const cleanup = cleanupReason(svc);
+/**
+ * Delete when the Service does not want a load balancer or needs cleanup; ensure otherwise. When the provider
+ * declares `classes`, a Service of a class it does not serve is skipped (another implementation owns it, finalizer
+ * and all), unless `previous`, the state this controller last synced, was its own: then the load balancer it made
+ * is cleaned up, as upstream does for a Service that stops wanting one (the API server clears the class of a
+ * Service whose type leaves LoadBalancer, so a class-less manager's Service would otherwise be orphaned).
+ */
+export function chooseSyncPath(svc: Service, classes?: LoadBalancerClasses, previous?: Service): SyncPath {
+  const cleanup = cleanupReason(svc, classes);
   if (cleanup !== undefined) return { op: "delete", reason: cleanup };
-  const notOurs = notOurLoadBalancer(svc);
-  if (notOurs !== undefined) return { op: "delete", reason: notOurs };
-  return { op: "ensure" };
+  const notOurs = notOurLoadBalancer(svc, classes);
+  if (notOurs === undefined) return { op: "ensure" };
+  const foreign = classes === undefined ? undefined : foreignClass(svc, classes);
+  if (foreign !== undefined && !(previous && servesClass(previous, classes))) return { op: "skip", reason: foreign };
+  return { op: "delete", reason: notOurs };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -181,9 +196,10 @@ export function planNodeSync(
   svc: Service | undefined,
   allNodes: readonly Node[],
   lastSynced: readonly Node[],
+  classes?: LoadBalancerClasses,
 ): NodeSyncPlan {
   if (!svc) return { action: "skip", reason: "no cached Service" };
-  const notOurs = notOurLoadBalancer(svc);
+  const notOurs = notOurLoadBalancer(svc, classes);
   if (notOurs !== undefined) return { action: "skip", reason: notOurs };
   const hosts = stableNodes(allNodes);
   const before = stableNodes(lastSynced);

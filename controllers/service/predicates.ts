@@ -1,32 +1,41 @@
 /**
  * Which Services and Nodes the service controller acts on (spec d.3). Eligibility predicates come in pairs: a
  * named disqualifier that returns the reason (for the log line) or `undefined`, and the boolean the rules use.
+ * Service predicates take the provider's `LoadBalancer.classes`; absent, they are upstream's.
  */
 import type { Node, Service, ServicePort } from "../../kube/objects.ts";
 import { Labels, Taints } from "../../kube/well-known.ts";
+import type { LoadBalancerClasses } from "../../providers/cloud.ts";
+import { foreignClass } from "../../providers/load-balancer-classes.ts";
 import { hasLBFinalizer } from "./helpers.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Services
 
-/** Why the Service is not ours to give a load balancer, or `undefined` when it is. */
-export function notOurLoadBalancer(svc: Service): string | undefined {
+/**
+ * Why the Service is not ours to give a load balancer, or `undefined` when it is: `type: LoadBalancer` and a class
+ * the provider serves (`classes` absent: no class at all, upstream's rule).
+ */
+export function notOurLoadBalancer(svc: Service, classes?: LoadBalancerClasses): string | undefined {
   const type = svc.spec?.type ?? "";
   if (type !== "LoadBalancer") return `type is ${JSON.stringify(type)}, not LoadBalancer`;
-  const cls = svc.spec?.loadBalancerClass;
-  // Any class, even an empty string, hands the Service to another controller.
-  if (cls !== undefined && cls !== null) return `spec.loadBalancerClass is set (${JSON.stringify(cls)})`;
-  return undefined;
+  return foreignClass(svc, classes);
 }
 
-/** `type: LoadBalancer` and no `loadBalancerClass`. */
-export const wantsLoadBalancer = (svc: Service): boolean => notOurLoadBalancer(svc) === undefined;
+/** `type: LoadBalancer` and a class the provider serves. */
+export const wantsLoadBalancer = (svc: Service, classes?: LoadBalancerClasses): boolean =>
+  notOurLoadBalancer(svc, classes) === undefined;
 
 export const hasFinalizer = hasLBFinalizer;
 
-/** Why the Service's load balancer must be cleaned up, or `undefined`. Needs our finalizer. */
-export function cleanupReason(svc: Service): string | undefined {
+/**
+ * Why the Service's load balancer must be cleaned up, or `undefined`. Needs our finalizer. When the provider
+ * declares `classes`, a Service of a class it does not serve is never ours to clean up: the finalizer is the same
+ * string for every manager, so there it belongs to the implementation of that class.
+ */
+export function cleanupReason(svc: Service, classes?: LoadBalancerClasses): string | undefined {
   if (!hasLBFinalizer(svc)) return undefined;
+  if (classes !== undefined && foreignClass(svc, classes) !== undefined) return undefined;
   if (svc.metadata?.deletionTimestamp) return "the Service is being deleted";
   const type = svc.spec?.type ?? "";
   if (type !== "LoadBalancer") return `the Service holds the finalizer but its type is ${JSON.stringify(type)}`;
@@ -37,7 +46,8 @@ export function cleanupReason(svc: Service): string | undefined {
  * Has the finalizer and (is being deleted or is no longer `type: LoadBalancer`). A LoadBalancer Service that
  * gained a `loadBalancerClass` does not "need cleanup", but no longer wants a load balancer either.
  */
-export const needsCleanup = (svc: Service): boolean => cleanupReason(svc) !== undefined;
+export const needsCleanup = (svc: Service, classes?: LoadBalancerClasses): boolean =>
+  cleanupReason(svc, classes) !== undefined;
 
 const isNil = (v: unknown): v is null | undefined => v === undefined || v === null;
 
@@ -85,9 +95,9 @@ function portsDiffer(a: readonly ServicePort[], b: readonly ServicePort[]): bool
  * Which of upstream's twelve `needsUpdate` rules fires first, or `undefined` when the change does not concern the
  * load balancer (labels, finalizers, status, allocateLoadBalancerNodePorts, ipFamilyPolicy, …).
  */
-export function updateReason(old: Service, cur: Service): string | undefined {
-  const oldWants = wantsLoadBalancer(old);
-  const curWants = wantsLoadBalancer(cur);
+export function updateReason(old: Service, cur: Service, classes?: LoadBalancerClasses): string | undefined {
+  const oldWants = wantsLoadBalancer(old, classes);
+  const curWants = wantsLoadBalancer(cur, classes);
   if (!oldWants && !curWants) return undefined;
   if (oldWants !== curWants) return `wants a load balancer changed from ${oldWants} to ${curWants}`;
   const o = old.spec ?? {};
@@ -112,7 +122,8 @@ export function updateReason(old: Service, cur: Service): string | undefined {
 }
 
 /** Upstream `needsUpdate(old, new)`: the informer's update handler enqueues when this (or needsCleanup) holds. */
-export const needsUpdate = (old: Service, cur: Service): boolean => updateReason(old, cur) !== undefined;
+export const needsUpdate = (old: Service, cur: Service, classes?: LoadBalancerClasses): boolean =>
+  updateReason(old, cur, classes) !== undefined;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Nodes

@@ -9,6 +9,7 @@ import { isNotFound } from "../../kube/client-types.ts";
 import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
 import type { CallContext, LoadBalancer } from "../../providers/cloud.ts";
 import { ImplementedElsewhereError, isError } from "../../providers/errors.ts";
+import { servesClass } from "../../providers/load-balancer-classes.ts";
 import type { ServiceCache } from "./cache.ts";
 import { hasLBFinalizer, loadBalancerStatusEqual } from "./helpers.ts";
 import { type ServicePatch, servicePatch, withFinalizer, withLoadBalancerStatus, withoutFinalizer } from "./patch.ts";
@@ -18,6 +19,7 @@ import {
   type ServiceEvent,
   ServiceEvents,
   SyncErrors,
+  type SyncPath,
   serviceKey,
   splitKey,
   updatedHostsEvent,
@@ -93,7 +95,7 @@ async function processServiceDeletion(deps: ServiceSyncDeps, key: string): Promi
 
 /** The cache-driven delete: here `ImplementedElsewhereError` is an ordinary failure. */
 async function processLoadBalancerDelete(deps: ServiceSyncDeps, svc: Service): Promise<void> {
-  if (!wantsLoadBalancer(svc)) return;
+  if (!wantsLoadBalancer(svc, deps.loadBalancer.classes)) return;
   deps.recordEvent(svc, ServiceEvents.deleting);
   try {
     await deps.loadBalancer.ensureLoadBalancerDeleted(ctxOf(deps), deps.clusterName, svc);
@@ -105,20 +107,27 @@ async function processLoadBalancerDelete(deps: ServiceSyncDeps, svc: Service): P
 }
 
 async function processServiceCreateOrUpdate(deps: ServiceSyncDeps, svc: Service, key: string): Promise<void> {
+  const classes = deps.loadBalancer.classes;
   const cached = deps.cache.get(key);
   // Deleted and re-created quickly without our finalizer: the old load balancer goes first.
-  if (cached && (cached.metadata?.uid ?? "") !== (svc.metadata?.uid ?? "")) {
-    await processLoadBalancerDelete(deps, cached);
+  const recreated = cached !== undefined && (cached.metadata?.uid ?? "") !== (svc.metadata?.uid ?? "");
+  if (recreated) await processLoadBalancerDelete(deps, cached);
+  const path = chooseSyncPath(svc, classes, recreated ? undefined : cached);
+  // The cache keeps the last state this controller served: a Service that moved to a class served elsewhere is
+  // cleaned up as what it was (again on a retry, or when it disappears), never adopted as what it is now.
+  if (classes === undefined || servesClass(svc, classes)) deps.cache.set(key, svc);
+  else if (recreated) deps.cache.delete(key);
+  if (path.op === "skip") {
+    deps.logger.debug(`Service ${key} is left to another implementation: ${path.reason}`);
+    return;
   }
-  deps.cache.set(key, svc);
-  let op: "delete" | "ensure";
   try {
-    op = await syncLoadBalancerIfNeeded(deps, svc, key);
+    await syncLoadBalancerIfNeeded(deps, svc, key, path);
   } catch (err) {
     deps.recordEvent(svc, ServiceEvents.syncFailed(err));
     throw err;
   }
-  if (op === "delete") deps.cache.delete(key);
+  if (path.op === "delete") deps.cache.delete(key);
 }
 
 async function patch(deps: ServiceSyncDeps, old: Service, updated: Service): Promise<void> {
@@ -187,16 +196,16 @@ async function syncLoadBalancerIfNeeded(
   deps: ServiceSyncDeps,
   svc: Service,
   key: string,
-): Promise<"delete" | "ensure"> {
+  path: Exclude<SyncPath, { op: "skip" }>,
+): Promise<void> {
   const previous = svc.status?.loadBalancer;
-  const path = chooseSyncPath(svc);
   let next: LoadBalancerStatus;
   if (path.op === "delete") {
     await deletePath(deps, svc, key, path.reason);
     next = {};
   } else {
     const status = await ensurePath(deps, svc, key);
-    if (status === undefined) return "ensure";
+    if (status === undefined) return;
     next = status;
   }
   if (!loadBalancerStatusEqual(previous, next)) {
@@ -207,7 +216,6 @@ async function syncLoadBalancerIfNeeded(
       if (!isNotFound(err)) throw SyncErrors.updateStatus(err);
     }
   }
-  return path.op;
 }
 
 /** Runs `fn(0..count-1)` on at most `workers` concurrent loops (client-go `ParallelizeUntil`). */
@@ -248,7 +256,8 @@ export async function nodeSyncService(deps: ServiceSyncDeps, svc: Service | unde
 }
 
 async function nodeSyncServiceLocked(deps: ServiceSyncDeps, svc: Service | undefined): Promise<boolean> {
-  if (!svc || !wantsLoadBalancer(svc)) return false;
+  const classes = deps.loadBalancer.classes;
+  if (!svc || !wantsLoadBalancer(svc, classes)) return false;
   let all: readonly Node[];
   try {
     all = await deps.listNodes();
@@ -258,7 +267,7 @@ async function nodeSyncServiceLocked(deps: ServiceSyncDeps, svc: Service | undef
     return true;
   }
   const key = serviceKey(svc);
-  const plan = planNodeSync(svc, all, deps.cache.lastSyncedNodes(key));
+  const plan = planNodeSync(svc, all, deps.cache.lastSyncedNodes(key), classes);
   if (plan.action === "skip") return false;
   deps.cache.setLastSyncedNodes(key, plan.hosts);
   if (plan.action === "none") return false;

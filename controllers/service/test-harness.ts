@@ -5,6 +5,7 @@
  */
 import { createConsola } from "consola";
 import type { Node, Service } from "../../kube/objects.ts";
+import type { LoadBalancerClasses } from "../../providers/cloud.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { ServiceCache } from "./cache.ts";
 import type { ServicePatch } from "./patch.ts";
@@ -43,7 +44,10 @@ export interface RecordedEvent {
   readonly message: string;
 }
 
-export function serviceHarness(cloud: FakeCloud, init: { services?: Service[]; nodes?: Node[] } = {}) {
+export function serviceHarness(
+  cloud: FakeCloud,
+  init: { services?: Service[]; nodes?: Node[]; classes?: LoadBalancerClasses } = {},
+) {
   const store = new Map<string, Service>();
   for (const s of init.services ?? []) store.set(serviceKey(s), s);
   const state = {
@@ -55,7 +59,7 @@ export function serviceHarness(cloud: FakeCloud, init: { services?: Service[]; n
   };
   const cache = new ServiceCache();
   const deps: ServiceSyncDeps = {
-    loadBalancer: cloud.loadBalancer!,
+    loadBalancer: init.classes ? { ...cloud.loadBalancer!, classes: init.classes } : cloud.loadBalancer!,
     clusterName: "kubernetes",
     signal: new AbortController().signal,
     logger: createConsola({ level: -999 }),
@@ -99,10 +103,14 @@ export function serviceHarness(cloud: FakeCloud, init: { services?: Service[]; n
 
 export type ServiceHarness = ReturnType<typeof serviceHarness>;
 
-/** A fresh fake cloud and harness over these Services and nodes. */
-export function harnessFor(services: Service[], nodes: Node[]): { cloud: FakeCloud; h: ServiceHarness } {
+/** A fresh fake cloud and harness over these Services and nodes; `classes` as the provider declares them. */
+export function harnessFor(
+  services: Service[],
+  nodes: Node[],
+  classes?: LoadBalancerClasses,
+): { cloud: FakeCloud; h: ServiceHarness } {
   const cloud = new FakeCloud();
-  return { cloud, h: serviceHarness(cloud, { services, nodes }) };
+  return { cloud, h: serviceHarness(cloud, { services, nodes, ...(classes && { classes }) }) };
 }
 
 /** Runs one `syncService` and reads its result as the worker would. */
