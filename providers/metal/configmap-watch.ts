@@ -1,12 +1,11 @@
 /**
- * Watching one ConfigMap by name (the inventory, the kube-vip pools): an informer limited to that name, whose
- * every change hands the current object, or `undefined` when there is none, to `onChange`.
+ * Following one ConfigMap by name (the inventory, the kube-vip pools) through the shared informers: every change
+ * hands the current object, or `undefined` when there is none, to `onChange`.
  */
 import type { ConsolaInstance } from "consola";
-import { type KubeClient, Resources } from "../../kube/client-types.ts";
-import { createInformer, waitForCacheSync } from "../../kube/informer.ts";
+import { waitForCacheSync } from "../../kube/informer.ts";
 import type { ConfigMap } from "../../kube/objects.ts";
-import type { Sleep } from "../../kube/sleep.ts";
+import type { ProviderInformers } from "../cloud.ts";
 
 export interface ConfigMapRef {
   readonly namespace: string;
@@ -14,25 +13,22 @@ export interface ConfigMapRef {
 }
 
 export interface WatchConfigMapOptions {
-  readonly kube: KubeClient;
+  readonly informers: ProviderInformers;
   readonly ref: ConfigMapRef;
   readonly logger: ConsolaInstance;
+  /** The leadership term: delivery stops when it aborts. */
   readonly signal: AbortSignal;
   onChange(configMap: ConfigMap | undefined): void;
-  readonly sleep?: Sleep;
 }
 
-/** Starts watching until `signal` aborts; resolves true after the first complete read, false if aborted first. */
+/**
+ * Follows the ConfigMap until `signal` aborts; resolves true once the first state (an absent ConfigMap included)
+ * was delivered, false if aborted first. A handler that throws is logged; later changes are still delivered.
+ */
 export async function watchConfigMap(options: WatchConfigMapOptions): Promise<boolean> {
-  const { ref, logger } = options;
-  const informer = createInformer<ConfigMap>({
-    client: options.kube,
-    ref: Resources.configMaps,
-    logger,
-    namespace: ref.namespace,
-    fieldSelector: `metadata.name=${ref.name}`,
-    ...(options.sleep ? { sleep: options.sleep } : {}),
-  });
+  const { ref, logger, signal } = options;
+  if (signal.aborted) return false;
+  const informer = options.informers.configMaps(ref);
   const deliver = (cm: ConfigMap | undefined) => {
     try {
       options.onChange(cm);
@@ -40,14 +36,16 @@ export async function watchConfigMap(options: WatchConfigMapOptions): Promise<bo
       logger.error(`ConfigMap ${ref.namespace}/${ref.name}: could not apply it`, err);
     }
   };
-  informer.addEventHandler({
-    onAdd: (cm) => informer.hasSynced() && deliver(cm),
-    onUpdate: (_old, cm) => informer.hasSynced() && deliver(cm),
-    onDelete: () => deliver(undefined),
+  // Events before the first state are dropped: that state is read from the cache afterwards, so it includes them.
+  let started = false;
+  const remove = informer.addEventHandler({
+    onAdd: (cm) => started && deliver(cm),
+    onUpdate: (_old, cm) => started && deliver(cm),
+    onDelete: () => started && deliver(undefined),
   });
-  void informer.run(options.signal).catch((err) => logger.error(`ConfigMap ${ref.namespace}/${ref.name}`, err));
-  const synced = await waitForCacheSync([informer], options.signal);
-  // The first state, delivered once the first list is complete (an absent ConfigMap included).
-  if (synced) deliver(informer.list()[0]);
-  return synced;
+  signal.addEventListener("abort", remove, { once: true });
+  if (!(await waitForCacheSync([informer], signal))) return false;
+  started = true;
+  deliver(informer.list()[0]);
+  return true;
 }

@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createServer, type Server } from "node:net";
+import { Registry } from "prom-client";
 import type { Node } from "../../kube/objects.ts";
 import { Annotations } from "../../kube/well-known.ts";
 import type { InstancesV2 } from "../cloud.ts";
 import { InstanceNotFoundError } from "../errors.ts";
+import { providerApiMetrics } from "../kit/metrics.ts";
 import { createInstances, type InstancesOptions } from "./instances.ts";
 import { type ConfigMapMachines, Inventory } from "./inventory.ts";
 import { type Machine, toMachine } from "./machine-schema.ts";
@@ -218,6 +220,21 @@ describe("shutdown by TCP probe", () => {
     const answer = subject.instanceShutdown({ signal: stop.signal }, node("a"));
     stop.abort(new Error("stopping"));
     expect(answer).rejects.toThrow("stopping");
+  });
+
+  test("each finished probe is recorded as the probe operation; one without an answer as an error", async () => {
+    const registry = new Registry();
+    const refused: Connect = async () => {
+      throw Object.assign(new Error("refused"), { code: "ECONNREFUSED" });
+    };
+    const inv = new Inventory([local("up"), local("down")]);
+    const probe = { port: 22, timeoutMs: 1000 };
+    const metrics = providerApiMetrics(registry, "metal");
+    await instances(inv, { connect: async () => {}, shutdownProbe: probe, metrics }).instanceShutdown(ctx, node("up"));
+    await instances(inv, { connect: refused, shutdownProbe: probe, metrics }).instanceShutdown(ctx, node("down"));
+    const text = await registry.metrics();
+    expect(text).toContain('cloudprovider_metal_api_request_duration_seconds_count{request="probe"} 2');
+    expect(text).toContain('cloudprovider_metal_api_request_errors{request="probe"} 1');
   });
 
   test("the bulk answer probes only NotReady nodes and reports missing ones only when deletion is on", async () => {

@@ -12,6 +12,7 @@ import type { Node, NodeAddress } from "../../kube/objects.ts";
 import { Annotations, Conditions, Labels } from "../../kube/well-known.ts";
 import type { BulkInstanceInfo, CallContext, InstanceMetadata, InstancesV2 } from "../cloud.ts";
 import { InstanceNotFoundError } from "../errors.ts";
+import type { ProviderApiMetrics } from "../kit/metrics.ts";
 import type { Inventory, Lookup } from "./inventory.ts";
 import type { Machine } from "./machine-schema.ts";
 import { type Connect, probeTCP } from "./probe.ts";
@@ -24,6 +25,11 @@ export interface InstancesOptions {
   readonly configMapName?: string | undefined;
   readonly shutdownProbe?: { readonly port: number; readonly timeoutMs: number } | undefined;
   readonly connect: Connect;
+  /**
+   * Records every finished probe as the `probe` operation; one that gets no answer counts as an error, so the error
+   * ratio is the share of probed machines that did not answer.
+   */
+  readonly metrics?: ProviderApiMetrics;
   /** Parallel probes of one bulk call. */
   readonly probeConcurrency?: number;
   readonly logger?: () => ConsolaInstance | undefined;
@@ -66,7 +72,9 @@ export function createInstances(inventory: Inventory, options: InstancesOptions)
       return false;
     }
     const port = machine?.probe?.port ?? probe.port;
+    const started = performance.now();
     const result = await probeTCP(options.connect, host, port, probe.timeoutMs, ctx.signal);
+    options.metrics?.observe("probe", (performance.now() - started) / 1000, result.answered ? "ok" : "error");
     if (!result.answered) {
       options.logger?.()?.info(`node ${node.metadata?.name ?? ""}: ${host}:${port} does not answer (${result.reason})`);
     }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Registry } from "prom-client";
 import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
@@ -22,13 +23,18 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
-async function start(text: string, client: MemoryKubeClient, sleep?: (ms: number) => Promise<void>) {
-  const provider = metalProvider(parseMetalConfig(text, "test"), sleep ? { sleep } : {});
+async function start(text: string, client: MemoryKubeClient, runtime = testRuntime(client)) {
+  const provider = metalProvider(parseMetalConfig(text, "test"));
+  await provider.initialize(runtime);
+  return { provider, term: runtime.term, logs: runtime.logs };
+}
+
+/** A runtime whose term ends after the test, with its log lines. */
+function testRuntime(client: MemoryKubeClient) {
   const term = new AbortController();
   stops.push(() => term.abort());
   const { logger, logs } = captureLogger();
-  await provider.initialize(testProviderRuntime(client, term.signal, logger));
-  return { provider, term, logs };
+  return { ...testProviderRuntime(client, term.signal, logger), term, logs };
 }
 
 const configMap = (name: string, data: Record<string, string>): ConfigMap => ({
@@ -41,8 +47,11 @@ describe("the metal provider", () => {
     const dir = await mkdtemp(join(tmpdir(), "metal-provider-"));
     stops.push(() => void rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, "cloud.yaml"), "loadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n");
-    const provider = await globalRegistry.init("metal", join(dir, "cloud.yaml"), {});
+    const metrics = new Registry();
+    const provider = await globalRegistry.init("metal", join(dir, "cloud.yaml"), {}, { metrics });
     expect(provider.providerName).toBe("metal");
+    // The shutdown probes record into the registry the manager serves.
+    expect(await metrics.metrics()).toContain("cloudprovider_metal_api_request_duration_seconds");
     expect(provider.hasClusterID()).toBe(true);
     expect(provider.rateLimit).toEqual(metalRateLimit);
     expect(provider.loadBalancer).toBeDefined();
@@ -134,28 +143,147 @@ describe("the metal provider", () => {
     );
   });
 
-  test("initialize keeps trying to list Services until it can, then rebuilds", async () => {
+  test("initialize waits for the Service cache through failing lists, then rebuilds from every Service", async () => {
     const client = new MemoryKubeClient();
     const record = { [MetalAnnotations.allocatedIPs]: "192.0.2.5", [MetalAnnotations.allocatedFor]: "uid-default-a" };
     client.seed(Resources.services, service("a", { annotations: record }));
     client.fail(
       { method: "list", resource: "services" },
       new KubeApiError("unavailable", { status: 503, reason: "ServiceUnavailable" }),
-      {
-        times: 2,
-      },
+      { times: 2 },
     );
-    const waits: number[] = [];
-    const { provider, logs } = await start(
-      "loadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n",
-      client,
-      async (ms) => {
-        waits.push(ms);
-      },
-    );
-    expect(waits).toEqual([1000, 2000]);
-    expect(logs.filter((l) => l.message.includes("cannot list Services"))).toHaveLength(2);
+    const { provider } = await start("loadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n", client);
+    expect(client.requests.filter((r) => r.method === "list" && r.resource === "services")).toHaveLength(3);
     expect(provider.book.allocationOf("default/a")?.ips).toEqual(["192.0.2.5"]);
+  });
+
+  test("opens no watch of its own: the ConfigMaps and Services come from the shared informers", async () => {
+    const client = new MemoryKubeClient();
+    client.seed(Resources.configMaps, configMap("metal-inventory", { "node-1": "zone: rack-1\n" }));
+    const runtime = testRuntime(client);
+    // Another user of the same caches (the service controller, another provider part) asked first.
+    const shared = [
+      runtime.informers.configMaps({ namespace: "kube-system", name: "metal-inventory" }),
+      runtime.informers.configMaps({ namespace: "kube-system", name: "kubevip" }),
+      runtime.informers.services(),
+    ];
+    await Promise.all(shared.map((i) => i.whenSynced()));
+    const before = client.requests.length;
+    const text =
+      "inventory: { configMap: {} }\nloadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n  kubeVipConfigMap: {}\n";
+    const { provider } = await start(text, client, runtime);
+    expect(client.requests.slice(before).filter((r) => r.method === "list" || r.method === "watch")).toEqual([]);
+    expect(await provider.instancesV2.instanceMetadata(ctx, node("node-1"))).toMatchObject({ zone: "rack-1" });
+  });
+
+  test("a term that ends stops the ConfigMap's delivery, even while the shared informer runs on", async () => {
+    const client = new MemoryKubeClient();
+    client.seed(Resources.configMaps, configMap("metal-inventory", { "node-1": "zone: rack-1\n" }));
+    const runtime = testRuntime(client);
+    const term = new AbortController();
+    const { provider } = await start("inventory: { configMap: {} }\n", client, { ...runtime, signal: term.signal });
+    term.abort();
+    await client.patch(
+      Resources.configMaps,
+      "metal-inventory",
+      "merge",
+      { data: { "node-1": "zone: rack-2\n" } },
+      { namespace: "kube-system" },
+    );
+    const informer = runtime.informers.configMaps({ namespace: "kube-system", name: "metal-inventory" });
+    await waitFor(() => informer.get("kube-system/metal-inventory")?.data?.["node-1"] === "zone: rack-2\n", {
+      message: "the shared informer sees the change",
+    });
+    expect(await provider.instancesV2.instanceMetadata(ctx, node("node-1"))).toMatchObject({ zone: "rack-1" });
+  });
+
+  test("reads pools from the kube-vip ConfigMap and follows its changes; cloud-config pools stay for other scopes", async () => {
+    const client = new MemoryKubeClient();
+    client.seed(Resources.configMaps, configMap("kubevip", { "cidr-global": "203.0.113.0/30" }));
+    client.seed(Resources.services, service("a"), service("b", { namespace: "team-a" }), service("c"));
+    const text =
+      "loadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n  namespaces: { team-a: { addresses: [198.51.100.5-198.51.100.6] } }\n  kubeVipConfigMap: {}\n";
+    const { provider } = await start(text, client);
+    const lb = provider.loadBalancer!;
+    const get = (name: string, ns = "default") => client.peek<Service>(Resources.services, name, ns)!;
+    expect((await lb.ensureLoadBalancer(ctx, "k", get("a"), [])).ingress).toEqual([{ ip: "203.0.113.1" }]);
+    expect((await lb.ensureLoadBalancer(ctx, "k", get("b", "team-a"), [])).ingress).toEqual([{ ip: "198.51.100.5" }]);
+    await client.patch(
+      Resources.configMaps,
+      "kubevip",
+      "merge",
+      { data: { "cidr-global": "203.0.113.8/30" } },
+      { namespace: "kube-system" },
+    );
+    await waitFor(() => provider.pools().pools.get("global")?.ranges[0]?.start === 0xcb007108n, {
+      message: "new pools",
+    });
+    expect((await lb.ensureLoadBalancer(ctx, "k", get("c"), [])).ingress).toEqual([{ ip: "203.0.113.8" }]);
+    // The address from the old pool stays with its Service: a pool change never takes an address away.
+    expect((await lb.ensureLoadBalancer(ctx, "k", get("a"), [])).ingress).toEqual([{ ip: "203.0.113.1" }]);
+  });
+
+  test("a broken kube-vip scope refuses with the problem instead of falling back to the global pool", async () => {
+    const client = new MemoryKubeClient();
+    client.seed(
+      Resources.configMaps,
+      configMap("kubevip", { "cidr-global": "192.0.2.0/28", "cidr-team-a": "10.0.0.1/24" }),
+    );
+    const [svc] = client.seed(Resources.services, service("a", { namespace: "team-a" }));
+    const { provider } = await start("loadBalancer:\n  kubeVipConfigMap: {}\n", client);
+    const err = await provider.loadBalancer!.ensureLoadBalancer(ctx, "k", svc!, []).catch((e: unknown) => e as Error);
+    expect((err as Error).message).toBe(
+      'metal/load-balancers.ensure team-a/a: the pool for namespace "team-a" is misconfigured: cidr-team-a: "10.0.0.1/24" has host bits set; did you mean 10.0.0.0/24?',
+    );
+  });
+
+  test("initialize waits for the Service cache through failing lists, then rebuilds from every Service", async () => {
+    const client = new MemoryKubeClient();
+    const record = { [MetalAnnotations.allocatedIPs]: "192.0.2.5", [MetalAnnotations.allocatedFor]: "uid-default-a" };
+    client.seed(Resources.services, service("a", { annotations: record }));
+    client.fail(
+      { method: "list", resource: "services" },
+      new KubeApiError("unavailable", { status: 503, reason: "ServiceUnavailable" }),
+      { times: 2 },
+    );
+    const { provider } = await start("loadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n", client);
+    expect(client.requests.filter((r) => r.method === "list" && r.resource === "services")).toHaveLength(3);
+    expect(provider.book.allocationOf("default/a")?.ips).toEqual(["192.0.2.5"]);
+  });
+
+  test("opens no watch of its own: the ConfigMaps and Services come from the shared informers", async () => {
+    const client = new MemoryKubeClient();
+    client.seed(Resources.configMaps, configMap("metal-inventory", { "node-1": "zone: rack-1\n" }));
+    const runtime = testRuntime(client);
+    // Another user of the same caches (the service controller, another provider part) asked first.
+    const shared = [
+      runtime.informers.configMaps({ namespace: "kube-system", name: "metal-inventory" }),
+      runtime.informers.configMaps({ namespace: "kube-system", name: "kubevip" }),
+      runtime.informers.services(),
+    ];
+    await Promise.all(shared.map((i) => i.whenSynced()));
+    const before = client.requests.length;
+    const text =
+      "inventory: { configMap: {} }\nloadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n  kubeVipConfigMap: {}\n";
+    const { provider } = await start(text, client, runtime);
+    expect(client.requests.slice(before).filter((r) => r.method === "list" || r.method === "watch")).toEqual([]);
+    expect(await provider.instancesV2.instanceMetadata(ctx, node("node-1"))).toMatchObject({ zone: "rack-1" });
+  });
+
+  test("a term that ends stops the ConfigMap's delivery", async () => {
+    const client = new MemoryKubeClient();
+    client.seed(Resources.configMaps, configMap("metal-inventory", { "node-1": "zone: rack-1\n" }));
+    const { provider, term } = await start("inventory: { configMap: {} }\n", client);
+    const v2 = provider.instancesV2;
+    term.abort();
+    await client.patch(
+      Resources.configMaps,
+      "metal-inventory",
+      "merge",
+      { data: { "node-1": "zone: rack-2\n" } },
+      { namespace: "kube-system" },
+    );
+    expect(await v2.instanceMetadata(ctx, node("node-1"))).toMatchObject({ zone: "rack-1" });
   });
 
   test("every new term rebuilds from the Services, forgetting what the last term held in memory only", async () => {

@@ -3,14 +3,17 @@
  * always; LoadBalancer when the cloud-config has a `loadBalancer` section (without one, another implementation such
  * as MetalLB may own LoadBalancer Services and the service controller stays off). No routes.
  *
- * `initialize` (once per leadership term) starts watching the configured ConfigMaps, waits for their first read,
- * and rebuilds the address book from every Service before the load balancers answer anything.
+ * `initialize` (once per leadership term) follows the configured ConfigMaps through the shared informers, waits
+ * for their first state, and rebuilds the address book from every Service in the shared Service cache (synced: its
+ * first complete list) before the load balancers answer anything. It opens no watch of its own.
  */
 import type { ConsolaInstance } from "consola";
-import { type KubeClient, Resources } from "../../kube/client-types.ts";
-import type { ConfigMap, Service } from "../../kube/objects.ts";
-import { abortableSleep, type Sleep } from "../../kube/sleep.ts";
+import type { Registry } from "prom-client";
+import { waitForCacheSync } from "../../kube/informer.ts";
+import type { ConfigMap } from "../../kube/objects.ts";
 import type { CloudProvider, ProviderFactoryInput, ProviderRuntime, RateLimit } from "../cloud.ts";
+import { providerApiMetrics } from "../kit/metrics.ts";
+import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import { AddressBook } from "./address-book.ts";
 import { configuredPools, type MetalConfig, parseMetalConfig } from "./config.ts";
 import { type ConfigMapRef, watchConfigMap } from "./configmap-watch.ts";
@@ -36,19 +39,21 @@ export const metalRateLimit: RateLimit = { qps: 200, burst: 32 };
 export interface MetalProviderDeps {
   /** The shutdown probe's TCP connect; default a real connection. */
   readonly connect?: Connect;
-  /** Waits between attempts to list Services at start. */
-  readonly sleep?: Sleep;
+  /**
+   * Where the shutdown probes are recorded (`cloudprovider_metal_api_request_duration_seconds{request="probe"}`, …):
+   * the registry served at /metrics; default a registry of its own.
+   */
+  readonly metrics?: Registry | undefined;
 }
 
 /** The registered factory: every configuration problem is one `ConfigError`, thrown before anything runs. */
 export function createMetalProvider(input: ProviderFactoryInput, deps: MetalProviderDeps = {}): CloudProvider {
-  return metalProvider(parseMetalConfig(input.config, input.configSource), deps);
+  return metalProvider(parseMetalConfig(input.config, input.configSource), { metrics: input.metrics, ...deps });
 }
 
 const refName = (ref: ConfigMapRef) => `${ref.namespace}/${ref.name}`;
 
 export function metalProvider(config: MetalConfig, deps: MetalProviderDeps = {}) {
-  const sleep = deps.sleep ?? abortableSleep;
   const inventoryRef = config.inventory.configMap;
   const inventory = new Inventory(
     config.inventory.machines.map(({ name, ...body }) => toMachine(name, body, formatProviderID)),
@@ -67,15 +72,20 @@ export function metalProvider(config: MetalConfig, deps: MetalProviderDeps = {})
     configMapName: inventoryRef && refName(inventoryRef),
     shutdownProbe: config.shutdownProbe,
     connect: deps.connect ?? tcpConnect,
+    metrics: providerApiMetrics(deps.metrics, metalProviderName),
     logger: () => logger,
   });
+  const classes = lbConfig && loadBalancerClassesOf(lbConfig);
   const loadBalancer = lbConfig
-    ? createLoadBalancers({
-        book,
-        pools: () => pools,
-        session: () => session,
-        kubeVipAnnotation: lbConfig.kubeVipAnnotation,
-      })
+    ? {
+        ...createLoadBalancers({
+          book,
+          pools: () => pools,
+          session: () => session,
+          kubeVipAnnotation: lbConfig.kubeVipAnnotation,
+        }),
+        classes,
+      }
     : undefined;
 
   function applyInventory(cm: ConfigMap | undefined, ref: ConfigMapRef, log: ConsolaInstance): void {
@@ -95,48 +105,31 @@ export function metalProvider(config: MetalConfig, deps: MetalProviderDeps = {})
     if (!cm) log.info(`kube-vip ConfigMap ${refName(ref)} does not exist; using the cloud-config's pools only`);
   }
 
-  /** Every Service, retried with back-off until it works or the term ends. */
-  async function listServices(
-    kube: KubeClient,
-    signal: AbortSignal,
-    log: ConsolaInstance,
-  ): Promise<Service[] | undefined> {
-    for (let delay = 1000; !signal.aborted; delay = Math.min(delay * 2, 30_000)) {
-      try {
-        return (await kube.list<Service>(Resources.services, { signal })).items;
-      } catch (err) {
-        log.warn(
-          `cannot list Services to rebuild allocations (retrying in ${delay / 1000}s): ${(err as Error).message}`,
-        );
-        await sleep(delay, signal);
-      }
-    }
-    return undefined;
-  }
-
   async function initialize(ctx: ProviderRuntime): Promise<void> {
     session = undefined;
     logger = ctx.logger;
-    const { kube, signal } = ctx;
+    const { kube, signal, informers } = ctx;
     const reads: Promise<boolean>[] = [];
     if (inventoryRef) {
       const log = ctx.logger.withTag("inventory");
       const onChange = (cm: ConfigMap | undefined) => applyInventory(cm, inventoryRef, log);
-      reads.push(watchConfigMap({ kube, ref: inventoryRef, logger: log, signal, onChange }));
+      reads.push(watchConfigMap({ informers, ref: inventoryRef, logger: log, signal, onChange }));
     }
     const kubeVipRef = lbConfig?.kubeVipConfigMap;
     if (kubeVipRef) {
       const log = ctx.logger.withTag("pools");
       const onChange = (cm: ConfigMap | undefined) => applyKubeVip(cm, kubeVipRef, log);
-      reads.push(watchConfigMap({ kube, ref: kubeVipRef, logger: log, signal, onChange }));
+      reads.push(watchConfigMap({ informers, ref: kubeVipRef, logger: log, signal, onChange }));
     }
     if ((await Promise.all(reads)).includes(false) || !loadBalancer) {
       if (!signal.aborted) session = { kube, signal, logger: ctx.logger };
       return;
     }
-    const services = await listServices(kube, signal, ctx.logger);
-    if (!services) return;
-    const report = rebuildAllocations(book, pools, services);
+    // The controllers' own Service cache: its first complete list (retried by the informer until it works) holds
+    // every allocation record, so nothing is allocated twice.
+    const services = informers.services();
+    if (!(await waitForCacheSync([services], signal))) return;
+    const report = rebuildAllocations(book, pools, services.list(), classes);
     for (const line of [...report.conflicts, ...report.ignored]) ctx.logger.warn(line);
     ctx.logger.info(
       `load balancers: ${report.restored} allocations restored, ${report.adopted} adopted from status, ${book.size} Services hold addresses`,

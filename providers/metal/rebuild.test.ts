@@ -73,6 +73,32 @@ describe("rebuilding allocations from the Services", () => {
     expect(report.ignored).toEqual(["Service default/classed records 192.0.2.4 but is not a load balancer of ours"]);
   });
 
+  test("under declared classes, only Services of a served class hold addresses, cleanup pending or not", () => {
+    const classes = { names: ["metal.example.com/pool"], classless: false };
+    const book = new AddressBook();
+    const report = rebuildAllocations(
+      book,
+      pools,
+      [
+        service("ours", { loadBalancerClass: "metal.example.com/pool", annotations: record("ours", "192.0.2.3") }),
+        service("theirs", {
+          loadBalancerClass: "other.example.com/lb",
+          annotations: record("theirs", "192.0.2.4"),
+          finalizers: [Finalizers.loadBalancerCleanup],
+        }),
+        service("classless", { annotations: record("classless", "192.0.2.5") }),
+        service("adopted", { loadBalancerClass: "metal.example.com/pool", ingress: ["192.0.2.6"] }),
+        service("foreign-status", { loadBalancerClass: "other.example.com/lb", ingress: ["192.0.2.1"] }),
+      ],
+      classes,
+    );
+    expect(held(book)).toEqual({ "default/ours": "192.0.2.3", "default/adopted": "192.0.2.6" });
+    expect(report.ignored).toEqual([
+      "Service default/classless records 192.0.2.5 but is not a load balancer of ours",
+      "Service default/theirs records 192.0.2.4 but is not a load balancer of ours",
+    ]);
+  });
+
   test("rebuilding replaces what the book held before", () => {
     const book = new AddressBook();
     rebuildAllocations(book, pools, [service("a", { annotations: record("a", "192.0.2.3") })]);

@@ -11,6 +11,8 @@
 import type { Service } from "../../kube/objects.ts";
 import { Finalizers } from "../../kube/well-known.ts";
 import { canonicalIP, parseIPStrict } from "../../net/ip.ts";
+import type { LoadBalancerClasses } from "../cloud.ts";
+import { servesClass } from "../load-balancer-classes.ts";
 import type { AddressBook, Holder } from "./address-book.ts";
 import { sharingConflict } from "./allocator.ts";
 import { portClaim, readRecord, serviceKey } from "./annotations.ts";
@@ -27,11 +29,28 @@ export interface RebuildReport {
   readonly ignored: readonly string[];
 }
 
-/** Whether the service controller treats the Service as a load balancer of ours (spec d.3 "wants a load balancer"). */
-export const wantsLoadBalancer = (svc: Service): boolean =>
-  svc.spec?.type === "LoadBalancer" && svc.spec.loadBalancerClass === undefined;
+/**
+ * Whether the service controller treats the Service as a load balancer of ours (spec d.3 "wants a load balancer",
+ * under the provider's `classes`).
+ */
+export const wantsLoadBalancer = (svc: Service, classes?: LoadBalancerClasses): boolean =>
+  svc.spec?.type === "LoadBalancer" && servesClass(svc, classes);
 
-export function rebuildAllocations(book: AddressBook, pools: PoolSet, services: readonly Service[]): RebuildReport {
+/**
+ * Whether the service controller will still release the Service's record: our finalizer, and (when the provider
+ * declares classes) not a class served elsewhere, whose finalizer belongs to that class's implementation.
+ */
+const cleanupPending = (svc: Service, classes: LoadBalancerClasses | undefined): boolean =>
+  (svc.metadata?.finalizers ?? []).includes(Finalizers.loadBalancerCleanup) &&
+  (classes === undefined || servesClass(svc, classes));
+
+/** `classes` is the provider's `LoadBalancer.classes`: only the Services it serves hold addresses here. */
+export function rebuildAllocations(
+  book: AddressBook,
+  pools: PoolSet,
+  services: readonly Service[],
+  classes?: LoadBalancerClasses,
+): RebuildReport {
   book.clear();
   const ordered = [...services].sort(
     (a, b) =>
@@ -55,15 +74,14 @@ export function rebuildAllocations(book: AddressBook, pools: PoolSet, services: 
   for (const svc of ordered) {
     const record = readRecord(svc);
     if (!record) continue;
-    const cleanupPending = (svc.metadata?.finalizers ?? []).includes(Finalizers.loadBalancerCleanup);
-    if (!wantsLoadBalancer(svc) && !cleanupPending) {
+    if (!wantsLoadBalancer(svc, classes) && !cleanupPending(svc, classes)) {
       ignored.push(`Service ${serviceKey(svc)} records ${record.join(",")} but is not a load balancer of ours`);
       continue;
     }
     if (claim(svc, record, "records")) restored++;
   }
   for (const svc of ordered) {
-    if (!wantsLoadBalancer(svc) || readRecord(svc) || book.allocationOf(serviceKey(svc))) continue;
+    if (!wantsLoadBalancer(svc, classes) || readRecord(svc) || book.allocationOf(serviceKey(svc))) continue;
     const ips = (svc.status?.loadBalancer?.ingress ?? []).flatMap((i) => {
       const ip = i.ip ? parseIPStrict(i.ip) : undefined;
       return ip && [...pools.pools.values()].some((p) => poolContains(p, ip.family, ip.value))
