@@ -114,6 +114,35 @@ extra: 1
     });
   });
 
+  test("load balancer classes: served names, class-less or not, and a section that would serve nothing", () => {
+    const lb = (extra: string) => `loadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n${extra}`;
+    expect(
+      parseMetalConfig(lb("  classes: [metal.example.com/pool]\n  classless: false\n"), source).loadBalancer,
+    ).toMatchObject({ classes: ["metal.example.com/pool"], classless: false });
+    expect(problems(lb("  classless: false\n"))).toEqual({
+      "loadBalancer.classless":
+        "is false, and classes names none: no Service would be served; name a class or leave classless out",
+    });
+    expect(problems(lb("  classes: [Bad/Class, a, a]\n"))).toEqual({
+      "loadBalancer.classes[0]": expect.stringContaining("must be a valid spec.loadBalancerClass"),
+      "loadBalancer.classes": "must not name a class twice",
+    });
+  });
+
+  test.each([
+    [
+      "0.0.0.0/0",
+      '"0.0.0.0/0" is the whole IPv4 address space; name the addresses load balancers may take, such as 192.0.2.0/28',
+    ],
+    [
+      "::/0",
+      '"::/0" is the whole IPv6 address space; name the addresses load balancers may take, such as 2001:db8::/120',
+    ],
+  ])("a pool of the whole address space (%s) is refused, naming the field", (entry, message) => {
+    const text = `loadBalancer:\n  namespaces: { team-a: { addresses: [192.0.2.0/28, "${entry}"] } }\n`;
+    expect(problems(text)).toEqual({ "loadBalancer.namespaces.team-a.addresses[1]": message });
+  });
+
   test("reserved label keys are refused with the reason", () => {
     const text = "inventory:\n  machines:\n    - name: n1\n      labels: { node.kubernetes.io/x: y }\n";
     expect(problems(text)["inventory.machines[0].labels"]).toBe(

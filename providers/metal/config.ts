@@ -16,12 +16,15 @@
  *   avoidBuggyIPs: false
  *   kubeVipConfigMap: { namespace: kube-system, name: kubevip }  # also read pools in kube-vip's format
  *   kubeVipAnnotation: true                  # write kube-vip.io/loadbalancerIPs for kube-vip to announce
+ *   classes: [metal.example.com/pool]        # also serve Services of these spec.loadBalancerClass values
+ *   classless: true                          # serve Services without a class (false: beside MetalLB or Cilium)
  * ```
  */
 import * as v from "valibot";
 import { parseCloudConfig } from "../config.ts";
 import { ConfigError, type ConfigIssue } from "../errors.ts";
-import { parseAddressEntry } from "./address-ranges.ts";
+import { loadBalancerClassFields, servesNothing, servesNothingMessage } from "../load-balancer-classes.ts";
+import { parseAddressEntry, parseCIDR } from "./address-ranges.ts";
 import { dnsSubdomain, machineFields, machineKeys } from "./machine-schema.ts";
 import { type AddressPool, buildPool, GLOBAL_SCOPE, type PoolSet } from "./pools.ts";
 
@@ -55,8 +58,20 @@ const addressEntry = v.pipe(
     const parsed = parseAddressEntry(dataset.value, true);
     if (typeof parsed === "string") addIssue({ message: parsed });
     else if (parsed.family === 4 && parsed.end === 0n) addIssue({ message: "0.0.0.0 cannot be allocated" });
+    else if (wholeSpace(dataset.value)) {
+      // Skipping the network's ends makes 0.0.0.0/0 start at 0.0.0.1: it would hand out addresses nobody routes.
+      const family = parsed.family === 4 ? "IPv4" : "IPv6";
+      addIssue({
+        message: `"${dataset.value}" is the whole ${family} address space; name the addresses load balancers may take, such as ${parsed.family === 4 ? "192.0.2.0/28" : "2001:db8::/120"}`,
+      });
+    }
   }),
 );
+
+const wholeSpace = (entry: string): boolean => {
+  const cidr = entry.includes("/") ? parseCIDR(entry) : undefined;
+  return typeof cidr === "object" && cidr.prefix === 0;
+};
 
 const pool = v.objectWithRest(
   {
@@ -109,22 +124,29 @@ export const metalConfigSchema = v.objectWithRest(
       ),
     ),
     loadBalancer: v.exactOptional(
-      v.objectWithRest(
-        {
-          global: v.exactOptional(pool),
-          namespaces: v.optional(v.record(dnsSubdomain("a namespace"), pool, "must map namespaces to pools"), {}),
-          searchOrder: v.optional(
-            v.picklist(["ascending", "descending"], "must be ascending or descending"),
-            "ascending",
+      v.pipe(
+        v.objectWithRest(
+          {
+            global: v.exactOptional(pool),
+            namespaces: v.optional(v.record(dnsSubdomain("a namespace"), pool, "must map namespaces to pools"), {}),
+            searchOrder: v.optional(
+              v.picklist(["ascending", "descending"], "must be ascending or descending"),
+              "ascending",
+            ),
+            avoidBuggyIPs: v.optional(bool("skip IPv4 addresses ending in .0 or .255"), false),
+            kubeVipConfigMap: v.exactOptional(configMapRef({ namespace: "kube-system", name: "kubevip" })),
+            kubeVipAnnotation: v.optional(bool("write kube-vip.io/loadbalancerIPs"), true),
+            ...loadBalancerClassFields,
+          },
+          v.never(
+            "is not a loadBalancer field; use global, namespaces, searchOrder, avoidBuggyIPs, kubeVipConfigMap, kubeVipAnnotation, classes, classless",
           ),
-          avoidBuggyIPs: v.optional(bool("skip IPv4 addresses ending in .0 or .255"), false),
-          kubeVipConfigMap: v.exactOptional(configMapRef({ namespace: "kube-system", name: "kubevip" })),
-          kubeVipAnnotation: v.optional(bool("write kube-vip.io/loadbalancerIPs"), true),
-        },
-        v.never(
-          "is not a loadBalancer field; use global, namespaces, searchOrder, avoidBuggyIPs, kubeVipConfigMap, kubeVipAnnotation",
+          "must be a mapping such as { global: { addresses: [192.0.2.0/28] } }",
         ),
-        "must be a mapping such as { global: { addresses: [192.0.2.0/28] } }",
+        v.forward(
+          v.partialCheck([["classes"], ["classless"]], (lb) => servesNothing(lb) === undefined, servesNothingMessage),
+          ["classless"],
+        ),
       ),
     ),
   },
