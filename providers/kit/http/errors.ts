@@ -1,0 +1,67 @@
+/**
+ * What the cloud-API kit throws. Every message starts with the operation (`sandbox/api.getMachine: …`), as
+ * STYLE.md wants of a provider's errors, so a controller's log line or event names the cloud call that failed.
+ *
+ * - `CloudApiError`: the cloud answered with an error status. Carries the status and the cloud's own error code.
+ * - `CloudApiSchemaError`: a request body or an answer does not match its schema; names each field.
+ * - A network failure, a timeout or an abort is a plain `Error` with the operation prefix and the cause.
+ * - A 429 that outlasts the retries is the framework's `RetryError`, whose `cause` is the `CloudApiError`.
+ */
+import type { ConfigIssue } from "../../errors.ts";
+
+/** The cloud answered `status` with its error `code` (`not_found`, `RateLimited`) and `detail` (its message). */
+export class CloudApiError extends Error {
+  override readonly name = "CloudApiError";
+  constructor(
+    /** `sandbox/api.getMachine`: the client's name and the operation. */
+    readonly operation: string,
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    /** How many times the call was sent; more than one is said in the message. */
+    readonly attempts = 1,
+    options?: ErrorOptions,
+  ) {
+    super(`${operation}: ${status} ${code}: ${detail}${attemptsSuffix(attempts)}`, options);
+  }
+}
+
+/** ` (after 4 attempts)`, or nothing for a single attempt. */
+export const attemptsSuffix = (attempts: number): string => (attempts > 1 ? ` (after ${attempts} attempts)` : "");
+
+/** A request body the kit refused to send, or an answer it refused to return, with every problem by field. */
+export class CloudApiSchemaError extends Error {
+  override readonly name = "CloudApiSchemaError";
+  constructor(
+    readonly operation: string,
+    /** Which side failed its schema. */
+    readonly side: "request" | "answer",
+    readonly issues: readonly ConfigIssue[],
+    options?: ErrorOptions,
+  ) {
+    const what = side === "request" ? "the request body is invalid" : "the cloud's answer is invalid";
+    const list = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+    super(`${operation}: ${what}: ${list}`, options);
+  }
+}
+
+/** Secrets shorter than this are not searched for: replacing every "ab" would garble messages and hide nothing. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * `text` with every secret replaced by `[redacted]`. For a header value like `Bearer abc…` the bare credential
+ * (`abc…`) is a secret too, since a cloud or a proxy may echo it without the scheme.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  const all = new Set<string>();
+  for (const s of secrets) {
+    all.add(s);
+    const space = s.indexOf(" ");
+    if (space > 0) all.add(s.slice(space + 1).trim());
+  }
+  let out = text;
+  for (const s of [...all].filter((x) => x.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length)) {
+    out = out.split(s).join("[redacted]");
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * One attempt of a cloud call: the request on the wire with its own timeout, and the whole answer read, or the way
+ * it failed. No retrying and no error answers interpreted here (client.ts does both).
+ */
+import type { CallContext } from "../../cloud.ts";
+import { attemptsSuffix, redact } from "./errors.ts";
+import type { AttemptResult } from "./retry-policy.ts";
+
+export interface SendInput {
+  /** `sandbox/api.getMachine`, for messages. */
+  readonly op: string;
+  readonly method: string;
+  readonly url: string;
+  /** JSON text, or `undefined` for none. */
+  readonly body: string | undefined;
+  /** Every header to send, auth included; the values of `secrets` never appear in a message. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly secrets: readonly string[];
+  readonly ctx: CallContext;
+  readonly timeoutMs: number;
+  readonly fetch: typeof fetch;
+}
+
+export type Attempt =
+  /** The cloud answered (any status); `text` is the whole body. */
+  | { readonly kind: "answer"; readonly response: Response; readonly text: string }
+  /** No answer. `aborted`: the caller's signal ended it (never retried). */
+  | {
+      readonly kind: "failed";
+      readonly result: Extract<AttemptResult, { kind: "refused" | "lost" }>;
+      readonly aborted: boolean;
+      /** The failure as the caller will see it, with the number of attempts made when more than one. */
+      readonly error: (attempts: number) => Error;
+    };
+
+export async function send(input: SendInput): Promise<Attempt> {
+  const timeout = AbortSignal.timeout(input.timeoutMs);
+  try {
+    const response = await input.fetch(input.url, {
+      method: input.method,
+      headers: input.headers,
+      ...(input.body !== undefined && { body: input.body }),
+      signal: AbortSignal.any([input.ctx.signal, timeout]),
+    });
+    return { kind: "answer", response, text: await response.text() };
+  } catch (err) {
+    const aborted = input.ctx.signal.aborted;
+    const timedOut = timeout.aborted && !aborted;
+    const what = timedOut
+      ? `no answer within ${input.timeoutMs}ms`
+      : `${input.method} ${input.url}: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `${input.op}: ${redact(what, input.secrets)}`;
+    return {
+      kind: "failed",
+      result: { kind: isRefused(err) ? "refused" : "lost" },
+      aborted,
+      error: (attempts) => new Error(`${message}${attemptsSuffix(attempts)}`, { cause: err }),
+    };
+  }
+}
+
+/** Connection refused: nothing reached the cloud, so even a POST may go again. Bun's and Node's spellings. */
+function isRefused(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "ECONNREFUSED" || code === "ConnectionRefused") return true;
+  }
+  return false;
+}
