@@ -34,10 +34,30 @@ describe("parseSandboxConfig", () => {
     expect(problems(text)).toEqual({
       url: "must be an http:// or https:// URL such as http://127.0.0.1:8081",
       timeoutMs: "must be at least 1",
-      tokn: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster",
-      extra: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster",
+      tokn: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster, loadBalancer",
+      extra: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster, loadBalancer",
       tokenFile: "set either token or tokenFile, not both",
     });
+  });
+
+  test.each([
+    ["an empty token", '""'],
+    ["a blank token", '"  "'],
+  ])("%s is refused", (_name, token) => {
+    expect(problems(`url: http://h:1\ntoken: ${token}\n`)).toEqual({ token: "must not be empty or only whitespace" });
+  });
+
+  test("reads the load balancer classes; serving nothing, an unknown field or a bad class is named", () => {
+    const base = "url: http://h:1\ntoken: t\n";
+    expect(
+      parseSandboxConfig(`${base}loadBalancer: { classes: [a.example/lb], classless: false }\n`, source, {}),
+    ).toMatchObject({ loadBalancer: { classes: ["a.example/lb"], classless: false } });
+    expect(problems(`${base}loadBalancer: { classless: false, class: x }\n`)).toEqual({
+      "loadBalancer.class": "is not a loadBalancer field; use classes and classless",
+      "loadBalancer.classless":
+        "is false, and classes names none: no Service would be served; name a class or leave classless out",
+    });
+    expect(Object.keys(problems(`${base}loadBalancer: { classes: ["-x"] }\n`))).toEqual(["loadBalancer.classes[0]"]);
   });
 
   test.each([

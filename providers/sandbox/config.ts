@@ -6,17 +6,21 @@
  * tokenFile: /run/sandbox/token   # or `token: …`, or neither and SANDBOX_CLOUD_TOKEN in the environment
  * timeoutMs: 10000                # per cloud call
  * cluster: demo                   # optional: the cluster name on load balancers and routes
+ * loadBalancer:                   # optional: which spec.loadBalancerClass values this manager serves
+ *   classes: [sandbox.example.com/lb]
+ *   classless: false              # default true: also Services without a class
  * ```
  */
 import { readFile as readFileFromDisk } from "node:fs/promises";
 import * as v from "valibot";
 import { parseCloudConfig } from "../config.ts";
 import { ConfigError } from "../errors.ts";
+import { loadBalancerClassFields, servesNothing, servesNothingMessage } from "../load-balancer-classes.ts";
 
 /** The environment variable that supplies the token when the cloud-config names none. */
 export const tokenEnvVar = "SANDBOX_CLOUD_TOKEN";
 
-export const sandboxConfigKeys = ["url", "token", "tokenFile", "timeoutMs", "cluster"] as const;
+export const sandboxConfigKeys = ["url", "token", "tokenFile", "timeoutMs", "cluster", "loadBalancer"] as const;
 
 const defaultSource = "the sandbox cloud-config";
 
@@ -34,7 +38,12 @@ export function sandboxConfigSchema(env: Readonly<Record<string, string | undefi
           v.check(isHttpUrl, "must be an http:// or https:// URL such as http://127.0.0.1:8081"),
           v.transform((url) => url.replace(/\/+$/, "")),
         ),
-        token: v.exactOptional(v.pipe(v.string("must be a string"), v.nonEmpty("must not be empty"))),
+        token: v.exactOptional(
+          v.pipe(
+            v.string("must be a string"),
+            v.check((t) => t.trim() !== "", "must not be empty or only whitespace"),
+          ),
+        ),
         tokenFile: v.exactOptional(v.pipe(v.string("must be a file path"), v.nonEmpty("must not be empty"))),
         timeoutMs: v.optional(
           v.pipe(
@@ -46,6 +55,23 @@ export function sandboxConfigSchema(env: Readonly<Record<string, string | undefi
           10_000,
         ),
         cluster: v.exactOptional(v.pipe(v.string("must be a string"), v.nonEmpty("must not be empty"))),
+        loadBalancer: v.exactOptional(
+          v.pipe(
+            v.objectWithRest(
+              loadBalancerClassFields,
+              v.never("is not a loadBalancer field; use classes and classless"),
+              "must be a mapping such as { classes: [sandbox.example.com/lb], classless: false }",
+            ),
+            v.forward(
+              v.partialCheck(
+                [["classes"], ["classless"]],
+                (lb) => servesNothing(lb) === undefined,
+                servesNothingMessage,
+              ),
+              ["classless"],
+            ),
+          ),
+        ),
       },
       v.never(`is not a known key; the keys are ${sandboxConfigKeys.join(", ")}`),
       (issue) => {
@@ -82,6 +108,8 @@ export interface SandboxConfig {
   readonly tokenFile?: string;
   readonly timeoutMs: number;
   readonly cluster?: string;
+  /** `classes` and `classless`; read with `loadBalancerClassesOf`. */
+  readonly loadBalancer?: { readonly classes?: readonly string[]; readonly classless?: boolean };
 }
 
 /** Parse and validate; throws a `ConfigError` listing every problem. `undefined` text means no file was given. */

@@ -1,7 +1,8 @@
 /**
  * The sandbox provider: validated config in, a `CloudProvider` over the simulated cloud's HTTP API out.
  */
-import type { CallContext, CloudProvider, ProviderFactoryInput, RateLimit } from "../cloud.ts";
+import type { CallContext, CloudProvider, LoadBalancerClasses, ProviderFactoryInput, RateLimit } from "../cloud.ts";
+import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import type { SandboxApi } from "./api/client.ts";
 import { SandboxHttpApi } from "./api/http.ts";
 import { parseSandboxConfig, resolveToken } from "./config.ts";
@@ -38,11 +39,17 @@ export async function createSandboxProvider(
     timeoutMs: config.timeoutMs,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
-  return sandboxProvider(api, { cluster: config.cluster });
+  return sandboxProvider(api, {
+    cluster: config.cluster,
+    classes: config.loadBalancer && loadBalancerClassesOf(config.loadBalancer),
+  });
 }
 
-/** The provider over any `SandboxApi` (the factory passes the HTTP one). */
-export function sandboxProvider(api: SandboxApi, options: { cluster?: string | undefined } = {}) {
+/** The provider over any `SandboxApi` (the factory passes the HTTP one); `classes` as `LoadBalancer.classes`. */
+export function sandboxProvider(
+  api: SandboxApi,
+  options: { cluster?: string | undefined; classes?: LoadBalancerClasses | undefined } = {},
+) {
   return {
     providerName: sandboxProviderName,
     // The sandbox scopes load balancers and routes by cluster name, which always has a value.
@@ -52,7 +59,7 @@ export function sandboxProvider(api: SandboxApi, options: { cluster?: string | u
       await api.listMachines(ctx, { page: 1, perPage: 1 });
     },
     instancesV2: createInstances(api),
-    loadBalancer: createLoadBalancers(api, options),
+    loadBalancer: { ...createLoadBalancers(api, options), classes: options.classes },
     routes: createRoutes(api, options),
     rateLimit: sandboxRateLimit,
   } satisfies CloudProvider;
