@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { defaultLoadBalancerName } from "../cloud.ts";
 import { findInCauseChain, RetryError } from "../errors.ts";
+import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";
 import { createLoadBalancers } from "./load-balancers.ts";
 import { node, service, startTestCloud, type TestCloud } from "./testing.ts";
@@ -101,5 +102,69 @@ describe("sandbox load balancers", () => {
     t.cloud.faults.set({ failNext: [{ method: "PUT", pathPrefix: "/v1/load-balancers", status: 429, count: 1 }] });
     const err = await rejection(() => createLoadBalancers(t.api).ensureLoadBalancer(t.ctx, "kubernetes", web, nodes));
     expect(findInCauseChain(err, RetryError)?.retryAfterMs).toBe(1000);
+  });
+
+  describe("options from annotations", () => {
+    const annotated = (annotations: Record<string, string>) => {
+      const svc = structuredClone(web);
+      svc.metadata!.annotations = annotations;
+      return svc;
+    };
+    const optionsInCloud = () => t.cloud.state.getLoadBalancer(defaultLoadBalancerName(web))?.options;
+
+    test("are carried to the cloud; what is not set gets the default", async () => {
+      const svc = annotated({
+        "sandbox.ccm.dev/load-balancer-algorithm": "source-ip",
+        "sandbox.ccm.dev/load-balancer-health-check-interval": "1m30s",
+        "sandbox.ccm.dev/load-balancer-allowed-cidrs": "10.1.2.3/8, 2001:DB8::/32",
+        "sandbox.ccm.dev/load-balancer-protocols": "http=http",
+      });
+      await createLoadBalancers(t.api).ensureLoadBalancer(t.ctx, "kubernetes", svc, nodes);
+      expect(optionsInCloud()).toEqual({
+        algorithm: "source-ip",
+        healthCheck: { intervalMs: 90_000, retries: 3 },
+        proxyProtocol: false,
+        allowedCIDRs: ["10.0.0.0/8", "2001:db8::/32"],
+        portProtocols: { "80": "http" },
+      });
+    });
+
+    test("a removed annotation puts the default back", async () => {
+      const lbs = createLoadBalancers(t.api);
+      await lbs.ensureLoadBalancer(
+        t.ctx,
+        "kubernetes",
+        annotated({ "sandbox.ccm.dev/load-balancer-health-check-retries": "7" }),
+        nodes,
+      );
+      expect(optionsInCloud()?.healthCheck.retries).toBe(7);
+      await lbs.ensureLoadBalancer(t.ctx, "kubernetes", web, nodes);
+      expect(optionsInCloud()?.healthCheck.retries).toBe(3);
+    });
+
+    test("the PROXY protocol makes the ingress ipMode Proxy, in ensure and get alike", async () => {
+      const lbs = createLoadBalancers(t.api);
+      const svc = annotated({ "sandbox.ccm.dev/load-balancer-proxy-protocol": "true" });
+      const want = { ingress: [{ ip: "203.0.113.1", ipMode: "Proxy" }] };
+      expect(await lbs.ensureLoadBalancer(t.ctx, "kubernetes", svc, nodes)).toEqual(want);
+      expect(await lbs.getLoadBalancer(t.ctx, "kubernetes", svc)).toEqual(want);
+    });
+
+    test("a Service setting several wrongly gets one error naming each, and no cloud call", async () => {
+      const svc = annotated({
+        "sandbox.ccm.dev/load-balancer-algorithm": "fastest",
+        "sandbox.ccm.dev/load-balancer-health-check-retries": "0",
+        "sandbox.ccm.dev/load-balancer-protocols": "https=https",
+        "sandbox.ccm.dev/load-balancer-proxy-protocol": "true",
+      });
+      const err = await rejection(() => createLoadBalancers(t.api).ensureLoadBalancer(t.ctx, "kubernetes", svc, nodes));
+      expect(findInCauseChain(err, InvalidAnnotationsError)?.problems.map((p) => [p.key, p.value])).toEqual([
+        ["sandbox.ccm.dev/load-balancer-algorithm", "fastest"],
+        ["sandbox.ccm.dev/load-balancer-health-check-retries", "0"],
+        ["sandbox.ccm.dev/load-balancer-protocols", "https=https"],
+      ]);
+      expect(err.message).toStartWith("sandbox/load-balancers.ensure default/web: 3 invalid annotations: ");
+      expect(t.cloud.calls.snapshot().total).toBe(0);
+    });
   });
 });

@@ -1,11 +1,14 @@
 /**
  * LoadBalancer for the sandbox cloud: one cloud load balancer per Service, named from the Service UID
  * (`defaultLoadBalancerName`), created or updated with one idempotent PUT, its address reported as the ingress IP.
+ * Its options come from the Service's annotations (annotations.ts); a Service that sets any wrongly gets no cloud
+ * call, and one error naming every bad annotation, which the service controller reports as one Warning event.
  */
 
 import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
 import { defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
 import { wrapError } from "../errors.ts";
+import { loadBalancerOptions, SandboxAnnotations } from "./annotations.ts";
 import type { LoadBalancerSpec, SandboxApi, SandboxLoadBalancer, SandboxPort } from "./api/client.ts";
 
 export interface LoadBalancersOptions {
@@ -34,14 +37,15 @@ export function createLoadBalancers(api: SandboxApi, options: LoadBalancersOptio
     async getLoadBalancer(ctx, _clusterName, service) {
       return step("get", service, async () => {
         const lb = await api.getLoadBalancer(ctx, nameOf(service));
-        return lb && statusOf(lb);
+        return lb && statusOf(lb, lb.options?.proxyProtocol ?? false);
       });
     },
 
     async ensureLoadBalancer(ctx, clusterName, service, nodes) {
       return step("ensure", service, async () => {
         const spec = specOf(options.cluster ?? clusterName, service, nodes);
-        return statusOf(await api.putLoadBalancer(ctx, nameOf(service), spec));
+        const lb = await api.putLoadBalancer(ctx, nameOf(service), spec);
+        return statusOf(lb, spec.options?.proxyProtocol ?? false);
       });
     },
 
@@ -61,6 +65,7 @@ function specOf(cluster: string, service: Service, nodes: readonly Node[]): Load
   if (!uid) throw new Error("the Service has no UID to name its load balancer after");
   const ports = service.spec?.ports ?? [];
   if (ports.length === 0) throw new Error("the Service has no ports");
+  const options = loadBalancerOptions(SandboxAnnotations.parse(service));
   return {
     cluster,
     serviceUID: uid,
@@ -75,6 +80,7 @@ function specOf(cluster: string, service: Service, nodes: readonly Node[]): Load
       }),
     ),
     nodes: nodeNames(nodes),
+    options,
   };
 }
 
@@ -82,6 +88,7 @@ function nodeNames(nodes: readonly Node[]): string[] {
   return nodes.flatMap((n) => (n.metadata?.name ? [n.metadata.name] : [])).sort();
 }
 
-function statusOf(lb: SandboxLoadBalancer): LoadBalancerStatus {
-  return { ingress: [{ ip: lb.address }] };
+/** With the PROXY protocol on, the address is not a plain VIP: traffic to it must go through the load balancer. */
+function statusOf(lb: SandboxLoadBalancer, proxyProtocol: boolean): LoadBalancerStatus {
+  return { ingress: [{ ip: lb.address, ...(proxyProtocol ? { ipMode: "Proxy" } : {}) }] };
 }

@@ -100,6 +100,20 @@ describe("the REST API", () => {
     expect((await call("GET", "/v1/load-balancers/a1")).status).toBe(404);
   });
 
+  test("load balancers carry their options, and show them", async () => {
+    const options = {
+      algorithm: "least-connections",
+      healthCheck: { intervalMs: 30_000, retries: 5 },
+      proxyProtocol: true,
+      allowedCIDRs: ["10.0.0.0/8", "2001:db8::/32"],
+      portProtocols: { "80": "http" },
+    };
+    expect((await call("PUT", "/v1/load-balancers/a1", { ...lbBody, options })).body.loadBalancer.options).toEqual(
+      options,
+    );
+    expect((await call("GET", "/v1/load-balancers/a1")).body.loadBalancer.options).toEqual(options);
+  });
+
   test("routes: create, list by cluster, delete", async () => {
     const route = { name: "r-1", cluster: "k", targetNode: "node-1", destinationCIDR: "fd00:10:244:1::/64" };
     expect((await call("POST", "/v1/routes", route)).status).toBe(201);
@@ -112,6 +126,29 @@ describe("the REST API", () => {
   test.each([
     ["POST", "/v1/machines", { zone: 3, extra: true }, ["name: ", "zone: ", "extra: "]],
     ["PUT", "/v1/load-balancers/a1", { ...lbBody, ports: [] }, ["ports: a load balancer needs at least one port"]],
+    [
+      "PUT",
+      "/v1/load-balancers/a1",
+      {
+        ...lbBody,
+        options: {
+          algorithm: "fastest",
+          healthCheck: { intervalMs: 10, retries: 0 },
+          allowedCIDRs: ["banana"],
+          portProtocols: { http: "http", "80": "quic" },
+          colour: "red",
+        },
+      },
+      [
+        "options.algorithm: ",
+        "options.healthCheck.intervalMs: ",
+        "options.healthCheck.retries: ",
+        "options.allowedCIDRs.0: not an IPv4 or IPv6 CIDR",
+        "options.portProtocols.http: keys are port numbers",
+        "options.portProtocols.80: ",
+        "options.colour: unknown field",
+      ],
+    ],
     ["POST", "/v1/routes", { name: "r", cluster: "k", targetNode: "n", destinationCIDR: "x" }, ["not an IPv4"]],
     ["PUT", "/v1/faults", { errorRate: 2 }, ["errorRate: "]],
   ])("%s %s with a bad body answers 400 naming every problem", async (method, path, body, parts) => {

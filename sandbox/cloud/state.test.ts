@@ -143,6 +143,50 @@ describe("load balancers", () => {
     expect(refusal(() => state.patchLoadBalancer("a1", { nodes: [] }))).toEqual({ status: 404, code: "NotFound" });
   });
 
+  test("options left out get the defaults; a put replaces them, and the same options twice change nothing", () => {
+    const state = newState();
+    expect(state.putLoadBalancer("a1", lbSpec("1")).loadBalancer.options).toEqual({
+      algorithm: "round-robin",
+      healthCheck: { intervalMs: 15_000, retries: 3 },
+      proxyProtocol: false,
+      allowedCIDRs: [],
+      portProtocols: {},
+    });
+    const tuned = {
+      ...lbSpec("1"),
+      options: { healthCheck: { retries: 5 }, portProtocols: { "80": "http" as const } },
+    };
+    const updated = state.putLoadBalancer("a1", tuned).loadBalancer;
+    expect(updated.options).toMatchObject({
+      healthCheck: { intervalMs: 15_000, retries: 5 },
+      portProtocols: { 80: "http" },
+    });
+    expect(state.putLoadBalancer("a1", tuned).loadBalancer).toEqual(updated);
+    expect(state.patchLoadBalancer("a1", { nodes: ["node-2"] }).options).toEqual(updated.options);
+    expect(state.putLoadBalancer("a1", lbSpec("1")).loadBalancer.options.portProtocols).toEqual({});
+  });
+
+  test.each([
+    [
+      "a protocol for a port it does not have",
+      { "443": "https" as const },
+      "options.portProtocols.443: the load balancer has no port 443",
+    ],
+    ["HTTP on a UDP port", { "53": "http" as const }, "options.portProtocols.53: http needs a TCP port"],
+  ])("refuses %s", (_, portProtocols, message) => {
+    const state = newState();
+    const spec = { ...lbSpec("1"), options: { portProtocols } };
+    spec.ports = [...spec.ports, { name: "dns", protocol: "UDP", port: 53, nodePort: 30053 }];
+    let err: unknown;
+    try {
+      state.putLoadBalancer("a1", spec);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ status: 400, code: "InvalidRequest", message });
+    expect(state.listLoadBalancers()).toEqual([]);
+  });
+
   test("lists by name, filtered by cluster", () => {
     const state = newState();
     state.putLoadBalancer("b", lbSpec("1"));

@@ -5,6 +5,7 @@
  * Every read returns a copy: callers cannot change the state except through these methods.
  */
 import { AddressPool } from "./address-pool.ts";
+import { optionProblems, withDefaults } from "./lb-options.ts";
 import { type Random, randomHex } from "./random.ts";
 import type {
   LoadBalancer,
@@ -167,12 +168,15 @@ export class CloudState {
 
   /**
    * Create or update by name; idempotent (the same spec twice changes nothing, not even updatedAt). An existing
-   * load balancer keeps its address. 409 when the name belongs to another service (UID); 503 when the address
-   * pool is exhausted.
+   * load balancer keeps its address; its options are replaced (defaults for what the spec leaves out). 400 when
+   * the options ask what the ports cannot give; 409 when the name belongs to another service (UID); 503 when the
+   * address pool is exhausted.
    */
   putLoadBalancer(name: string, spec: LoadBalancerSpec): { loadBalancer: LoadBalancer; created: boolean } {
     const current = this.#loadBalancers.get(name);
-    const wanted = { ...structuredClone(spec), nodes: normaliseNodes(spec.nodes) };
+    const wanted = { ...structuredClone(spec), nodes: normaliseNodes(spec.nodes), options: withDefaults(spec.options) };
+    const problems = optionProblems(wanted.ports, wanted.options);
+    if (problems.length > 0) throw new CloudError(400, "InvalidRequest", problems.join("; "));
     if (current) {
       if (current.serviceUID !== spec.serviceUID) {
         throw new CloudError(409, "Conflict", `load balancer "${name}" belongs to service UID ${current.serviceUID}`);
@@ -199,8 +203,8 @@ export class CloudState {
   patchLoadBalancer(name: string, patch: LoadBalancerPatch): LoadBalancer {
     const current = this.#loadBalancers.get(name);
     if (!current) throw notFound("load balancer", name);
-    const { serviceUID, cluster, serviceNamespace, serviceName, ports, nodes } = current;
-    const spec = { serviceUID, cluster, serviceNamespace, serviceName, ports, nodes, ...definedOnly(patch) };
+    const { serviceUID, cluster, serviceNamespace, serviceName, ports, nodes, options } = current;
+    const spec = { serviceUID, cluster, serviceNamespace, serviceName, ports, nodes, options, ...definedOnly(patch) };
     return this.putLoadBalancer(name, spec).loadBalancer;
   }
 

@@ -52,6 +52,24 @@ export interface LoadBalancerPort {
   nodePort: number;
 }
 
+/** How a load balancer spreads connections over its nodes. */
+export type Algorithm = "round-robin" | "least-connections" | "source-ip";
+
+/** What a port speaks: plain TCP (or UDP/SCTP, which are always passed through), or HTTP/HTTPS for a TCP port. */
+export type PortProtocol = "tcp" | "http" | "https";
+
+export interface LoadBalancerOptions {
+  algorithm: Algorithm;
+  /** Backends are checked every `intervalMs` (1s to 5m) and taken out after `retries` (1-10) failed checks. */
+  healthCheck: { intervalMs: number; retries: number };
+  /** The PROXY protocol header is sent to the backends (the Service then reports ipMode Proxy). */
+  proxyProtocol: boolean;
+  /** Source CIDRs allowed to connect; empty ⇒ everyone. */
+  allowedCIDRs: string[];
+  /** The protocol of a port, by port number; a port not listed is `tcp`. */
+  portProtocols: Record<string, PortProtocol>;
+}
+
 export interface LoadBalancer {
   name: string;
   cluster: string;
@@ -61,6 +79,7 @@ export interface LoadBalancer {
   ports: LoadBalancerPort[];
   /** Backend node names, sorted and without duplicates. */
   nodes: string[];
+  options: LoadBalancerOptions;
   /** Allocated from the cloud's address pool when the load balancer is created; kept until it is deleted. */
   address: string;
   /** RFC 3339. */
@@ -69,8 +88,12 @@ export interface LoadBalancer {
   updatedAt: string;
 }
 
-/** The body of `PUT /v1/load-balancers/{name}`. */
-export type LoadBalancerSpec = Omit<LoadBalancer, "name" | "address" | "createdAt" | "updatedAt">;
+/** The body of `PUT /v1/load-balancers/{name}`: `options` and each of its fields may be left out (defaults). */
+export type LoadBalancerSpec = Omit<LoadBalancer, "name" | "address" | "createdAt" | "updatedAt" | "options"> & {
+  options?: Partial<Omit<LoadBalancerOptions, "healthCheck">> & {
+    healthCheck?: Partial<LoadBalancerOptions["healthCheck"]>;
+  };
+};
 
 /** The body of `PATCH /v1/load-balancers/{name}`. */
 export interface LoadBalancerPatch {

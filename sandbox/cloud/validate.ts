@@ -1,6 +1,7 @@
 /** Request bodies and queries of the simulated cloud's API: one valibot schema each, every problem reported. */
 import * as v from "valibot";
 import { isCIDR } from "./address-pool.ts";
+import { optionsSchema } from "./lb-options.ts";
 import { CloudError } from "./state.ts";
 
 /** Names of load balancers and routes: they travel in URL paths. */
@@ -45,6 +46,7 @@ export const loadBalancerSpecSchema = v.strictObject({
   serviceName: text,
   ports: v.pipe(v.array(lbPort), v.minLength(1, "a load balancer needs at least one port")),
   nodes: v.array(text),
+  options: v.exactOptional(optionsSchema),
 });
 
 export const loadBalancerPatchSchema = v.strictObject({

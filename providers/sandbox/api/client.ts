@@ -39,6 +39,17 @@ export interface SandboxPort {
   readonly nodePort: number;
 }
 
+/** How the load balancer balances, checks and admits (docs/sandbox.md); from the Service's annotations. */
+export interface LoadBalancerOptions {
+  readonly algorithm: "round-robin" | "least-connections" | "source-ip";
+  readonly healthCheck: { readonly intervalMs: number; readonly retries: number };
+  readonly proxyProtocol: boolean;
+  /** Empty ⇒ everyone may connect. */
+  readonly allowedCIDRs: readonly string[];
+  /** By port number; a port not listed is `tcp`. */
+  readonly portProtocols: Readonly<Record<string, "tcp" | "http" | "https">>;
+}
+
 export interface LoadBalancerSpec {
   readonly cluster: string;
   readonly serviceUID: string;
@@ -46,6 +57,8 @@ export interface LoadBalancerSpec {
   readonly serviceName: string;
   readonly ports: readonly SandboxPort[];
   readonly nodes: readonly string[];
+  /** Left out ⇒ the cloud's defaults. */
+  readonly options?: LoadBalancerOptions;
 }
 
 export interface SandboxLoadBalancer extends LoadBalancerSpec {
