@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Registry } from "prom-client";
 import { createMachines } from "../../sandbox/cloud/fixtures.ts";
 import { ConfigError, findInCauseChain } from "../errors.ts";
 import { globalRegistry } from "../registry.ts";
@@ -42,6 +43,15 @@ describe("the sandbox provider", () => {
       env: { [tokenEnvVar]: testToken },
     });
     expect(await provider.routes?.listRoutes(t.ctx, "kubernetes")).toEqual([]);
+  });
+
+  test("records its cloud calls in the metrics registry it was built with", async () => {
+    const metrics = new Registry();
+    const config = `url: ${t.cloud.url}\ntoken: ${testToken}`;
+    const provider = await createSandboxProvider({ config, configSource: undefined, env: {}, metrics });
+    await provider.routes?.listRoutes(t.ctx, "kubernetes");
+    const series = 'cloudprovider_sandbox_api_request_duration_seconds_count{request="listRoutes"} 1';
+    expect(await metrics.metrics()).toContain(series);
   });
 
   test("a bad cloud-config fails registry init with every problem, before any cloud call", async () => {

@@ -37,6 +37,8 @@ export async function createSandboxProvider(
     url: config.url,
     token,
     timeoutMs: config.timeoutMs,
+    metrics: input.metrics,
+    rateLimit: sandboxRateLimit,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   return sandboxProvider(api, {

@@ -25,7 +25,13 @@ export function startTestCloud(options: { timeoutMs?: number } = {}): TestCloud 
     seed: 11,
     sleep: () => new Promise<void>((resolve) => waiting.push(resolve)),
   });
-  const api = new SandboxHttpApi({ url: cloud.url, token: testToken, timeoutMs: options.timeoutMs ?? 30_000 });
+  // No retries: the provider's tests see each answer as the cloud gave it (api/http.test.ts covers retrying).
+  const api = new SandboxHttpApi({
+    url: cloud.url,
+    token: testToken,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: { maxRetries: 0 },
+  });
   return {
     cloud,
     api,

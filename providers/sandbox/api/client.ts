@@ -5,8 +5,9 @@
  * Error contract, shared by every implementation:
  * - "not found" is an answer, not an error: `get*` resolve to `undefined` and `delete*` to `false`.
  * - The cloud asking to slow down throws a `RetryError` (from providers/errors.ts) carrying its Retry-After.
- * - Anything else throws an `Error` whose message starts with `sandbox/api.<method>: ` and whose `cause` chain
- *   holds a `SandboxApiError` when the cloud answered at all.
+ * - Anything else throws an `Error` whose message starts with `sandbox/api.<method>: `; when the cloud answered at
+ *   all, its `cause` chain holds the cloud-API kit's `CloudApiError` (providers/kit/http/errors.ts) with the status
+ *   and the cloud's error code.
  */
 import type { CallContext } from "../../cloud.ts";
 
@@ -85,7 +86,7 @@ export interface SandboxApi {
   getLoadBalancer(ctx: CallContext, name: string): Promise<SandboxLoadBalancer | undefined>;
   /** Create or update by name; idempotent. An existing load balancer keeps its address. */
   putLoadBalancer(ctx: CallContext, name: string, spec: LoadBalancerSpec): Promise<SandboxLoadBalancer>;
-  /** Replace only the backend nodes. Throws (wrapped `SandboxApiError` 404) when the load balancer is absent. */
+  /** Replace only the backend nodes. Throws (a `CloudApiError` 404) when the load balancer is absent. */
   setLoadBalancerNodes(ctx: CallContext, name: string, nodes: readonly string[]): Promise<SandboxLoadBalancer>;
   /** Delete; `false` when there was none. */
   deleteLoadBalancer(ctx: CallContext, name: string): Promise<boolean>;
@@ -96,16 +97,4 @@ export interface SandboxApi {
   createRoute(ctx: CallContext, route: SandboxRoute): Promise<SandboxRoute>;
   /** Delete; `false` when there was none. */
   deleteRoute(ctx: CallContext, name: string): Promise<boolean>;
-}
-
-/** The cloud answered with an error. `status` and `code` are the cloud's (`404`, `NotFound`). */
-export class SandboxApiError extends Error {
-  override readonly name = "SandboxApiError";
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    detail: string,
-  ) {
-    super(`${status} ${code}: ${detail}`);
-  }
 }

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Registry } from "prom-client";
 import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
 import { findInCauseChain, RetryError } from "../../errors.ts";
+import { CloudApiError, CloudApiSchemaError } from "../../kit/http/errors.ts";
+import { steppingClock } from "../../kit/http/testing.ts";
 import { rejection } from "../../testing.ts";
-import { startTestCloud, type TestCloud } from "../testing.ts";
-import { SandboxApiError } from "./client.ts";
-import { retryAfterOf, SandboxHttpApi } from "./http.ts";
+import { startTestCloud, type TestCloud, testToken } from "../testing.ts";
+import { type HttpApiOptions, SandboxHttpApi } from "./http.ts";
 
 let t: TestCloud & { release(): void };
 beforeEach(() => {
@@ -56,7 +58,7 @@ describe("SandboxHttpApi", () => {
   test("setting nodes of a missing load balancer fails with the cloud's 404", async () => {
     const err = await rejection(() => t.api.setLoadBalancerNodes(t.ctx, "a1", []));
     expect(err.message).toStartWith("sandbox/api.setLoadBalancerNodes: 404 NotFound:");
-    expect(findInCauseChain(err, SandboxApiError)?.status).toBe(404);
+    expect(findInCauseChain(err, CloudApiError)?.status).toBe(404);
   });
 
   test("routes: create (twice is fine), list by cluster, delete answers whether there was one", async () => {
@@ -79,7 +81,7 @@ describe("SandboxHttpApi", () => {
     expect(err).toBeInstanceOf(RetryError);
     expect((err as RetryError).retryAfterMs).toBe(ms);
     expect(err.message).toStartWith("sandbox/api.listMachines: the cloud is rate limiting");
-    expect(findInCauseChain(err, SandboxApiError)?.status).toBe(429);
+    expect(findInCauseChain(err, CloudApiError)?.status).toBe(429);
   });
 
   test("the cloud's own rate limit surfaces as a RetryError too", async () => {
@@ -95,17 +97,17 @@ describe("SandboxHttpApi", () => {
     const err = await rejection(() => t.api.getMachine(t.ctx, "m-1"));
     expect(err.message).toBe("sandbox/api.getMachine: 500 InternalError: injected by errorRate");
     expect(err).not.toBeInstanceOf(RetryError);
-    expect(findInCauseChain(err, SandboxApiError)).toMatchObject({ status: 500, code: "InternalError" });
+    expect(findInCauseChain(err, CloudApiError)).toMatchObject({ status: 500, code: "InternalError" });
   });
 
   test("a wrong token is a 401 error, not 'not found'", async () => {
-    const api = new SandboxHttpApi({ url: t.cloud.url, token: "wrong", timeoutMs: 30_000 });
+    const api = new SandboxHttpApi({ url: t.cloud.url, token: "wrong", timeoutMs: 30_000, retry: { maxRetries: 0 } });
     const err = await rejection(() => api.getMachine(t.ctx, "m-1"));
     expect(err.message).toBe("sandbox/api.getMachine: 401 Unauthorized: missing or wrong bearer token");
   });
 
   test("a call that gets no answer in time fails with the timeout", async () => {
-    const api = new SandboxHttpApi({ url: t.cloud.url, token: t.cloud.token, timeoutMs: 50 });
+    const api = new SandboxHttpApi({ url: t.cloud.url, token: t.cloud.token, timeoutMs: 50, retry: { maxRetries: 0 } });
     t.cloud.faults.set({ latencyMs: 1 }); // held by the test cloud until release()
     const err = await rejection(() => api.listRoutes(t.ctx, "k"));
     expect(err.message).toBe("sandbox/api.listRoutes: no answer within 50ms");
@@ -124,24 +126,89 @@ describe("SandboxHttpApi", () => {
   test("a connection failure is wrapped with the operation prefix", async () => {
     const url = t.cloud.url;
     await t.stop();
-    const api = new SandboxHttpApi({ url, token: "x", timeoutMs: 30_000 });
+    const api = new SandboxHttpApi({ url, token: "x", timeoutMs: 30_000, retry: { maxRetries: 0 } });
     const err = await rejection(() => api.listRoutes(t.ctx, "k"));
     expect(err.message).toStartWith(`sandbox/api.listRoutes: GET ${url}/v1/routes?cluster=k: `);
     t = startTestCloud();
   });
 });
 
-describe("retryAfterOf", () => {
-  const now = () => Date.parse("2026-01-01T00:00:00Z");
-  test.each([
-    [null, 1000],
-    ["", 1000],
-    ["3", 3000],
-    ["0", 0],
-    ["Thu, 01 Jan 2026 00:00:05 GMT", 5000],
-    ["Wed, 31 Dec 2025 23:59:00 GMT", 0],
-    ["soon", 1000],
-  ])("%p → %p ms", (header, ms) => {
-    expect(retryAfterOf(header, now)).toBe(ms);
+describe("SandboxHttpApi with the kit's retries", () => {
+  /** A client of the test cloud that retries, waiting on a clock that records instead of sleeping. */
+  const retrying = (options: Partial<HttpApiOptions> = {}) => {
+    const clock = steppingClock();
+    const registry = new Registry();
+    const api = new SandboxHttpApi({
+      url: t.cloud.url,
+      token: testToken,
+      timeoutMs: 30_000,
+      metrics: registry,
+      ...clock,
+      ...options,
+    });
+    return { api, clock, registry };
+  };
+
+  test("a 503 the cloud stops sending is retried away, and the call succeeds", async () => {
+    createMachines(t.cloud.state, 1);
+    t.cloud.faults.set({ failNext: [{ method: "GET", pathPrefix: "/v1/machines", status: 503, count: 2 }] });
+    const { api, clock } = retrying();
+    expect((await api.listMachines(t.ctx, { page: 1, perPage: 10 })).machines).toHaveLength(1);
+    expect(clock.waits).toHaveLength(2);
+  });
+
+  test("a 429's Retry-After is waited, then the call goes through", async () => {
+    t.cloud.faults.set({ failNext: [{ pathPrefix: "/v1/routes", status: 429, count: 1, retryAfterSeconds: 3 }] });
+    const { api, clock } = retrying();
+    expect(await api.listRoutes(t.ctx, "k")).toEqual([]);
+    expect(clock.waits).toEqual([3000]);
+  });
+
+  test("a route create is repeated after a 500, since creating an identical route again succeeds", async () => {
+    t.cloud.faults.set({ failNext: [{ method: "POST", pathPrefix: "/v1/routes", status: 500, count: 1 }] });
+    const route = { name: "r1", cluster: "k", targetNode: "n", destinationCIDR: "10.244.1.0/24", nameHint: "" };
+    const { api } = retrying();
+    expect(await api.createRoute(t.ctx, route)).toEqual(route);
+    expect(t.cloud.calls.count("POST /v1/routes")).toBe(2);
+  });
+
+  test("every call is recorded in cloudprovider_sandbox_api_* by operation", async () => {
+    createMachines(t.cloud.state, 1);
+    const { api, registry } = retrying({ retry: { maxRetries: 0 } });
+    await api.listMachines(t.ctx, { page: 1, perPage: 10 });
+    await api.getMachine(t.ctx, "m-missing");
+    t.cloud.faults.set({ errorRate: 1 });
+    await rejection(() => api.listRoutes(t.ctx, "k"));
+    const text = await registry.metrics();
+    expect(text).toContain('cloudprovider_sandbox_api_request_duration_seconds_count{request="listMachines"} 1');
+    expect(text).toContain('cloudprovider_sandbox_api_request_duration_seconds_count{request="getMachine"} 1');
+    expect(text).toContain('cloudprovider_sandbox_api_request_errors{request="listRoutes"} 1');
+  });
+
+  test("an answer that breaks the documented shape is an error naming the field", async () => {
+    const broken: typeof fetch = Object.assign(
+      async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+        const answer = (await (await fetch(input, init)).json()) as { machines: Record<string, unknown>[] };
+        for (const m of answer.machines) delete m.zone;
+        return Response.json(answer);
+      },
+      { preconnect: fetch.preconnect },
+    );
+    createMachines(t.cloud.state, 2);
+    const { api } = retrying({ fetch: broken });
+    const err = await rejection(() => api.listMachines(t.ctx, { page: 1, perPage: 10 }));
+    expect(err).toBeInstanceOf(CloudApiSchemaError);
+    expect(err.message).toStartWith(
+      "sandbox/api.listMachines: the cloud's answer is invalid: machines[0].zone: is required but missing; machines[1].zone: ",
+    );
+  });
+
+  test("fields the provider does not use are tolerated, and a load balancer's extra fields are kept", async () => {
+    createMachines(t.cloud.state, 1);
+    const { api } = retrying();
+    const [m] = (await api.listMachines(t.ctx, { page: 1, perPage: 1 })).machines;
+    expect(m).not.toHaveProperty("providerID");
+    const lb = await api.putLoadBalancer(t.ctx, "a1", spec);
+    expect(lb).toHaveProperty("createdAt");
   });
 });
