@@ -6,6 +6,8 @@ import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
 import { controllerMetrics, createMetricsRegistry, workqueueMetrics } from "../controllers/runtime/metrics.ts";
+import { providerApiMetrics, providerMetricPrefix } from "../providers/kit/metrics.ts";
+import { discoverProviders } from "./build.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const cell = (s: string) => s.replaceAll("|", "\\|");
@@ -50,7 +52,7 @@ export async function metricsReference(): Promise<string> {
   const out = [
     "# Metrics",
     "",
-    "Generated from `controllers/runtime/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
+    "Generated from `controllers/runtime/metrics.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
     "",
     "Served at `/metrics` on `--secure-port` (Prometheus text format) to callers the API server authenticates and",
     "authorises (`get` on the non-resource path `/metrics`); process metrics (`process_*`, `nodejs_*`) come too.",
@@ -59,7 +61,39 @@ export async function metricsReference(): Promise<string> {
     "|---|---|---|",
   ];
   for (const m of metrics) out.push(`| \`${m.name}\` | ${m.type} | ${cell(m.help)} |`);
+  out.push("", ...(await providerMetricsSection()));
   return `${out.join("\n")}\n`;
+}
+
+/** The per-call metrics of providers' cloud APIs (providers/kit/metrics.ts), and the names each shipped provider has. */
+async function providerMetricsSection(): Promise<string[]> {
+  const registry = createMetricsRegistry({ defaultMetrics: false });
+  providerApiMetrics(registry, "PROVIDER");
+  const generic = (text: string) => text.replaceAll("PROVIDER", "<provider>");
+  const metrics = (await registry.getMetricsAsJSON()).sort((a, b) => a.name.localeCompare(b.name));
+  const providers = (await discoverProviders(ROOT)).filter((p) => p.shippable).map((p) => p.name);
+  return [
+    "## Provider metrics",
+    "",
+    "Recorded for every call a provider makes to its cloud's API, by the cloud-API kit (`providers/kit/http/`) or",
+    "`instrumented()` (`providers/kit/metrics.ts`), and named as upstream's in-tree clouds name theirs",
+    "(`cloudprovider_aws_api_request_duration_seconds`). `<provider>` is the provider's name with `-` as `_`; the",
+    "label `request` is the operation (`getMachine`, `listServers`). A call is one observation, its retries and the",
+    "waits between them included, so `_count` is the number of calls; a 429 the kit waited out counts as throttled.",
+    "",
+    "| metric | type | labels | help |",
+    "|---|---|---|---|",
+    ...metrics.map((m) => `| \`${generic(m.name)}\` | ${m.type} | \`request\` | ${cell(generic(m.help))} |`),
+    "",
+    "The providers built here record them under these names:",
+    "",
+    "| provider | metrics |",
+    "|---|---|",
+    ...providers.map((p) => {
+      const names = metrics.map((m) => `\`${m.name.replace("cloudprovider_PROVIDER_", providerMetricPrefix(p))}\``);
+      return `| \`${p}\` | ${names.join(", ")} |`;
+    }),
+  ];
 }
 
 export const GENERATED = {
