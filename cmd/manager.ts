@@ -1,34 +1,24 @@
 /**
  * The manager (spec c.5): Kubernetes client, metrics, health, serving, leader election, and the controllers,
  * started in order and stopped cleanly. `SIGTERM`/`SIGINT` (the signal) stop the controllers, release the lease
- * so a standby takes over within seconds, close the server, and resolve 0; losing the lease resolves 1.
+ * so a standby takes over within seconds, close the server, and resolve 0. Losing the lease, or an error that
+ * means the controllers cannot run (`FatalError`, see term.ts), stops everything the same way (the lease is
+ * released, not kept while nothing runs) and resolves 1, the last log line naming the cause.
  */
-import type { ConsolaInstance } from "consola";
-import type { Registry } from "prom-client";
-import type { ControllerContext, ControllerOptions, StartController } from "../controllers/context.ts";
-import { ControllerStartError } from "../controllers/context.ts";
-import { CONTROLLERS, type ControllerName, isControllerEnabled } from "../controllers/names.ts";
 import { type Clock, systemClock } from "../controllers/runtime/clock.ts";
-import { createEventRecorder, type EventRecorder } from "../controllers/runtime/events.ts";
 import { type HealthCheck, namedCheck } from "../controllers/runtime/healthz.ts";
 import { leaderIdentity, runLeaderElection } from "../controllers/runtime/leader-election.ts";
-import { controllerMetrics } from "../controllers/runtime/metrics.ts";
-import { createProviderRuntime } from "../controllers/runtime/provider-informers.ts";
 import { type Serving, startServing } from "../controllers/runtime/serving.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
-import { createInformerFactory } from "../kube/informer-factory.ts";
 import { loadTransport } from "../kube/transport.ts";
-import type { CloudProvider } from "../providers/cloud.ts";
 import type { RunManager } from "./command.ts";
-import { quietAfterAbort } from "./logger.ts";
-import type { Options } from "./options.ts";
+import { FatalError, runTerm, type Starters, type TermHealth } from "./term.ts";
 
-export type Starters = Readonly<Record<ControllerName, StartController>>;
+export type { Starters } from "./term.ts";
 
 /** How long stopping may take before the manager gives up waiting for controllers. */
 const STOP_GRACE_MS = 10_000;
-const API_HEALTH_WAIT_MS = 10_000;
 
 export function createRunManager(starters: Starters, clock: Clock = systemClock): RunManager {
   return async ({ options, provider, logger, signal, metrics: registry }) => {
@@ -57,11 +47,23 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     const client = clientFor("manager");
 
     const checks: HealthCheck[] = [];
+    const health: TermHealth = { problem: undefined };
+    checks.push({
+      name: "controllers",
+      check: () => {
+        if (health.problem) throw new Error(health.problem);
+      },
+    });
     let serving: Serving | undefined;
-    const term = { run: undefined as Promise<number> | undefined };
+    const term = { run: undefined as Promise<void> | undefined };
     const lost = new AbortController();
-    const stop = AbortSignal.any([signal, lost.signal]);
-    const base = { options, provider, logger, client, clientFor, registry, clock, starters, checks };
+    // Aborted with the `FatalError` that means the controllers cannot run: the process exits 1 naming it.
+    const fatal = new AbortController();
+    const onFatal = (err: FatalError) => {
+      if (!fatal.signal.aborted) fatal.abort(err);
+    };
+    const stop = AbortSignal.any([signal, lost.signal, fatal.signal]);
+    const base = { options, provider, logger, client, clientFor, registry, clock, starters, health, onFatal };
 
     let election: ReturnType<typeof runLeaderElection> | undefined;
     if (options.leaderElection.enabled) {
@@ -77,11 +79,12 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         now: clock.now,
         sleep: clock.sleep,
         logger: logger.withTag("leader-election"),
-        signal,
+        // A fatal error ends the election too: the lease is handed back, not kept while nothing runs.
+        signal: AbortSignal.any([signal, fatal.signal]),
         releaseOnCancel: true,
         onStartedLeading: (leading) => {
           logger.info("became leader; starting controllers");
-          term.run = runControllers({ ...base, signal: leading });
+          term.run = runTerm({ ...base, signal: leading });
         },
         onStoppedLeading: (reason) => {
           if (reason === "lost") {
@@ -92,7 +95,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       });
       checks.push(namedCheck("leaderElection", election.healthy, "failed election to renew leadership"));
     } else {
-      term.run = runControllers({ ...base, signal });
+      term.run = runTerm({ ...base, signal });
     }
 
     if (options.serving.securePort > 0) {
@@ -114,160 +117,32 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         });
         logger.info(`serving health and metrics on ${serving.url}${serving.selfSigned ? " (self-signed)" : ""}`);
       } catch (err) {
-        logger.error(
-          `cannot serve on --bind-address=${options.serving.bindAddress} --secure-port=${options.serving.securePort}: ${(err as Error).message}`,
+        onFatal(
+          new FatalError(
+            `cannot serve on --bind-address=${options.serving.bindAddress} --secure-port=${options.serving.securePort}: ${(err as Error).message}`,
+            { cause: err },
+          ),
         );
-        lost.abort(err);
-        await election?.done;
-        return 1;
       }
     }
 
     await waitAborted(stop);
-    const code = lost.signal.aborted ? 1 : 0;
-    const controllersCode = await withDeadline(term.run ?? Promise.resolve(0), STOP_GRACE_MS, clock, () =>
+    await withDeadline(term.run ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
       logger.warn(`controllers did not stop within ${STOP_GRACE_MS / 1000}s; exiting anyway`),
     );
     await withDeadline(election?.done ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
       logger.warn("the leader lease could not be released in time"),
     );
     await serving?.stop();
+    // The last line names why the process ends, so `journalctl -n1` or a pod's last log line says it.
+    const cause = fatal.signal.aborted ? fatal.signal.reason : lost.signal.aborted ? lost.signal.reason : undefined;
+    if (cause) {
+      logger.error(`exiting: ${(cause as Error).message}`);
+      return 1;
+    }
     logger.info("stopped");
-    return code || (controllersCode ?? 0);
+    return 0;
   };
-}
-
-interface TermInput {
-  readonly options: Options;
-  readonly provider: CloudProvider;
-  readonly logger: ConsolaInstance;
-  readonly client: KubeClient;
-  readonly clientFor: (user: string) => KubeClient;
-  readonly registry: Registry;
-  readonly clock: Clock;
-  readonly starters: Starters;
-  readonly checks: HealthCheck[];
-  readonly signal: AbortSignal;
-}
-
-/** One leadership term: wait for the API, start the shared informers, initialise the provider, start controllers. */
-async function runControllers(t: TermInput): Promise<number> {
-  const { logger, signal } = t;
-  if (!(await apiServerHealthy(t.client, t.clock, signal))) {
-    if (signal.aborted) return 0;
-    logger.error(`the Kubernetes API server did not answer /healthz within ${API_HEALTH_WAIT_MS / 1000}s`);
-    return 1;
-  }
-  const informers = createInformerFactory({
-    client: t.clientFor("shared-informers"),
-    logger: logger.withTag("informers"),
-    resyncMs: resyncPeriod(t.options.minResyncPeriodMs),
-  });
-  // Started before the provider and the controllers: an informer asked for later starts at once, and its handlers
-  // still get every cached object, so a provider may wait for its caches inside `initialize`.
-  informers.start(signal);
-  await t.provider.initialize?.(
-    createProviderRuntime({
-      signal,
-      logger: logger.withTag(t.provider.providerName),
-      kube: t.clientFor(`provider-${t.provider.providerName}`),
-      metrics: t.registry,
-      informers,
-    }),
-  );
-  const eventsClient = t.clientFor("events");
-
-  const recorders = new Map<string, EventRecorder>();
-  const recorder = (component: string): EventRecorder => {
-    let r = recorders.get(component);
-    if (!r) {
-      r = createEventRecorder({
-        client: eventsClient,
-        component,
-        logger: logger.withTag("events"),
-        now: t.clock.now,
-        registry: t.registry,
-      });
-      recorders.set(component, r);
-    }
-    return r;
-  };
-  const metrics = controllerMetrics(t.registry);
-  const running: Promise<void>[] = [];
-  for (const { name } of CONTROLLERS) {
-    if (!isControllerEnabled(name, t.options.controllers)) {
-      logger.warn(`"${name}" is disabled`);
-      continue;
-    }
-    const ctx: ControllerContext = {
-      name,
-      client: t.clientFor(name),
-      provider: t.provider,
-      informers,
-      recorder,
-      metrics,
-      registry: t.registry,
-      clock: t.clock,
-      logger: quietAfterAbort(logger.withTag(name), signal),
-      options: controllerOptions(t.options),
-      signal,
-    };
-    try {
-      const result = await t.starters[name](ctx);
-      if (!result.started) {
-        logger.warn(`Skipping "${name}": ${result.reason}`);
-        continue;
-      }
-      logger.info(`started "${name}"`);
-      running.push(result.done);
-    } catch (err) {
-      const fatal = err instanceof ControllerStartError;
-      logger.error(`${fatal ? "error running controllers" : `"${name}" failed to start`}: ${(err as Error).message}`);
-      if (fatal) return 1;
-      continue;
-    }
-    if (t.options.controllerStartIntervalMs > 0) {
-      await t.clock.sleep(t.options.controllerStartIntervalMs * (1 + Math.random()), signal);
-    }
-  }
-  await Promise.all(running);
-  await informers.stopped();
-  await Promise.all([...recorders.values()].map(async (r) => r.stop()));
-  return 0;
-}
-
-function controllerOptions(o: Options): ControllerOptions {
-  return {
-    clusterName: o.clusterName,
-    clusterCIDR: o.clusterCIDR,
-    configureCloudRoutes: o.configureCloudRoutes,
-    routeReconciliationPeriodMs: o.routeReconciliationPeriodMs,
-    nodeMonitorPeriodMs: o.nodeMonitorPeriodMs,
-    nodeStatusUpdateFrequencyMs: o.nodeStatusUpdateFrequencyMs,
-    concurrentNodeSyncs: o.concurrentNodeSyncs,
-    concurrentNodeStatusUpdates: o.concurrentNodeStatusUpdates,
-    concurrentServiceSyncs: o.concurrentServiceSyncs,
-    featureGates: o.featureGates,
-  };
-}
-
-/** Upstream: a random period in [min, 2×min). */
-function resyncPeriod(minMs: number): number {
-  return Math.floor(minMs * (1 + Math.random()));
-}
-
-async function apiServerHealthy(client: KubeClient, clock: Clock, signal: AbortSignal): Promise<boolean> {
-  const deadline = clock.now() + API_HEALTH_WAIT_MS;
-  while (!signal.aborted) {
-    try {
-      await client.raw("GET", "/healthz", undefined, { signal });
-      return true;
-    } catch {
-      if (clock.now() >= deadline) return false;
-      await clock.sleep(500, signal);
-    }
-  }
-  return false;
 }
 
 function waitAborted(signal: AbortSignal): Promise<void> {

@@ -23,6 +23,7 @@ const plainTransport = (url: string): Transport => ({
   server: url,
   source: "test",
   namespace: undefined,
+  identity: "no user (anonymous)",
   settings: async () => ({ headers: {}, tls: undefined, proxy: undefined }),
   unauthorized() {},
 });

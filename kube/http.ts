@@ -132,7 +132,9 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
       } catch {
         // the status line is the answer; a broken error body only loses the message
       }
-      throw errorFromAnswer(req.method, req.path, res.status, res.headers.get("retry-after"), text, opts.now);
+      const who =
+        res.status === 401 || res.status === 403 ? `${transport.identity} from ${transport.source}` : undefined;
+      throw errorFromAnswer(req.method, req.path, res.status, res.headers.get("retry-after"), text, opts.now, who);
     },
     text,
     async json<T>(req: HttpRequest, res: Response): Promise<T> {
@@ -168,7 +170,10 @@ const REASON_BY_STATUS: Readonly<Record<number, string>> = {
   504: "Timeout",
 };
 
-/** An HTTP error answer as a `KubeApiError`; Retry-After from the header (seconds or a date), else the Status. */
+/**
+ * An HTTP error answer as a `KubeApiError`; Retry-After from the header (seconds or a date), else the Status.
+ * `who` (the credentials used) is added for a 401 or 403, which an operator cannot act on without it.
+ */
 export function errorFromAnswer(
   method: string,
   path: string,
@@ -176,6 +181,7 @@ export function errorFromAnswer(
   retryAfter: string | null,
   body: string,
   now: Now,
+  who?: string,
 ): KubeApiError {
   let status: Status | undefined;
   try {
@@ -188,7 +194,7 @@ export function errorFromAnswer(
   const message = status?.message || body.trim().slice(0, 200) || `HTTP ${httpStatus}`;
   const fromStatus = status?.details?.retryAfterSeconds;
   const retryAfterMs = parseRetryAfter(retryAfter, now) ?? (fromStatus !== undefined ? fromStatus * 1000 : undefined);
-  return new KubeApiError(`${method} ${path}: ${httpStatus} ${reason}: ${message}`, {
+  return new KubeApiError(`${method} ${path}: ${httpStatus} ${reason}: ${message}${who ? ` (as ${who})` : ""}`, {
     status: httpStatus,
     reason,
     retryAfterMs,

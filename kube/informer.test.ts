@@ -31,6 +31,7 @@ const clientFor = (s: FakeApiServer) =>
       server: s.url,
       source: "test",
       namespace: undefined,
+      identity: "no user (anonymous)",
       settings: async () => ({ headers: {}, tls: undefined, proxy: undefined }),
       unauthorized() {},
     },

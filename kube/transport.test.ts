@@ -115,6 +115,13 @@ describe("TLS", () => {
     expect(lastRequest(tlsServer).clientCertVerified).toBe(false);
   });
 
+  test("names the credentials it used in a 401, never the secret", async () => {
+    const path = kubeconfig({ "certificate-authority": pki.caCertFile }, { token: "wrong-token" });
+    const err = await apiFailure(listNodes(loadTransport({ kubeconfig: path })));
+    expect(err.message).toEndWith(`401 Unauthorized: Unauthorized (as user "u" (bearer token) from ${path})`);
+    expect(err.message).not.toContain("wrong-token");
+  });
+
   test("skips verification with insecure-skip-tls-verify", async () => {
     await listNodes(
       loadTransport({ kubeconfig: kubeconfig({ "insecure-skip-tls-verify": true }, { token: "static-token" }) }),
@@ -221,6 +228,19 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredent
     expect(err.status).toBe(0);
     expect(err.reason).toBe("CredentialsUnavailable");
     expect(err.message).toContain("login required");
+  });
+});
+
+describe("identity", () => {
+  test.each([
+    ["a token", { token: "t" }, 'user "u" (bearer token)'],
+    ["an exec plugin", { exec: { command: "get-token" } }, 'user "u" (exec plugin get-token)'],
+    ["basic auth", { username: "admin", password: "p" }, 'user "u" (basic auth as admin)'],
+    ["impersonation", { token: "t", as: "system:ccm" }, 'user "u" (bearer token, impersonating system:ccm)'],
+    ["nothing", {}, 'user "u" (no credentials)'],
+  ])("describes %s without its secret", (_name, user, want) => {
+    const t = loadTransport({ kubeconfig: kubeconfig({ "certificate-authority": pki.caCertFile }, user) });
+    expect(t.identity).toBe(want);
   });
 });
 

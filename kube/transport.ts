@@ -37,6 +37,8 @@ export interface Transport {
   readonly source: string;
   /** The context's namespace (in-cluster: the pod's), if any. */
   readonly namespace: string | undefined;
+  /** Who the requests authenticate as, for a 401 or 403: `user "ccm" (bearer token)`; never a secret. */
+  readonly identity: string;
   /** Settings for the next request. May run an exec plugin or re-read files; cheap when nothing is due. */
   settings(): Promise<RequestSettings>;
   /** The server answered 401: drop cached credentials so the next request fetches fresh ones. */
@@ -98,6 +100,7 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
     server,
     source,
     namespace: ctx.namespace || undefined,
+    identity: identityOf(user, Boolean(cert && key)),
     async settings() {
       const headers: Record<string, string> = {};
       const tls: TlsSettings = {};
@@ -119,6 +122,25 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
 }
 
 type Problem = (path: string, message: string) => void;
+
+function identityOf(user: KubeUser | null, clientCert: boolean): string {
+  if (!user) return "no user (anonymous)";
+  const exec = user.exec ?? (user.authProvider?.config.exec as ExecConfig | null | undefined);
+  const tokenFile = user.tokenFile ?? user.authProvider?.config.tokenFile;
+  const how = exec?.command
+    ? `exec plugin ${exec.command}`
+    : tokenFile
+      ? `token file ${String(tokenFile)}`
+      : user.token
+        ? "bearer token"
+        : user.username
+          ? `basic auth as ${user.username}`
+          : clientCert
+            ? "client certificate"
+            : "no credentials";
+  const as = user.impersonateUser ? `, impersonating ${user.impersonateUser}` : "";
+  return `user "${user.name}" (${how}${as})`;
+}
 
 function parseServer(raw: string, at: string, problem: Problem): string {
   if (raw === "") {

@@ -17,6 +17,7 @@ beforeAll(async () => {
       server: server.url,
       source: "test",
       namespace: undefined,
+      identity: "no user (anonymous)",
       settings: async () => ({ headers: {}, tls: undefined, proxy: undefined }),
       unauthorized() {},
     },

@@ -21,7 +21,10 @@ interface Candidate {
 const setup = () => {
   const clock = new FakeClock();
   const client = new MemoryKubeClient({ now: clock.now });
-  const start = (id: string, overrides: { releaseOnCancel?: boolean } = {}): Candidate => {
+  const start = (
+    id: string,
+    overrides: { releaseOnCancel?: boolean; logger?: ReturnType<typeof captureLogger>["logger"] } = {},
+  ): Candidate => {
     const cancel = new AbortController();
     const events: string[] = [];
     const candidate: Candidate = {
@@ -54,6 +57,23 @@ const setup = () => {
 };
 
 describe("leader election", () => {
+  test("logs the first failure to read the lease with its cause, then at most once per back-off step", async () => {
+    const { clock, client, start } = setup();
+    const refused = new KubeApiError("GET https://10.0.0.1:6443/apis/…: ECONNREFUSED: connection refused", {
+      status: 0,
+      reason: "TransportFailed",
+    });
+    client.fail({ method: "get", resource: "leases" }, refused);
+    const { logger, logs } = captureLogger();
+    start("a", { logger });
+    await clock.advance(60_000); // a retry every 2 s
+    const errors = logs.filter((l) => l.type === "error").map((l) => l.message);
+    expect(errors[0]).toBe(`error retrieving resource lock kube-system/cloud-controller-manager: ${refused.message}`);
+    // At 0, 2, 4, 8, 16 and 32 s: the back-off step doubles from 1 s.
+    expect(errors).toHaveLength(6);
+    expect(errors[5]).toEndWith("(7 more failures since the last line)");
+  });
+
   test("of two candidates exactly one leads, and it keeps renewing", async () => {
     const { clock, start, lease } = setup();
     const a = start("a");

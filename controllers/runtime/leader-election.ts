@@ -19,6 +19,7 @@ import type { ConsolaInstance } from "consola";
 import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
 import type { Lease } from "../../kube/objects.ts";
 import type { Now, Sleep } from "./clock.ts";
+import { createFailureLog } from "./failure-log.ts";
 import { watchLeaseRelease } from "./lease-watch.ts";
 import { formatMicroTime } from "./timestamps.ts";
 
@@ -95,6 +96,10 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
   const desc = `${namespace}/${name}`;
   const ref = Resources.leases;
 
+  // A standby that cannot reach the API server retries every retry period for as long as it runs: the cause is
+  // logged at once, then once per back-off step.
+  const readFailures = createFailureLog({ what: `error retrieving resource lock ${desc}`, logger, now });
+
   const loop = new AbortController();
   let lease: Lease | undefined;
   let observedRecord = "";
@@ -133,11 +138,13 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
     let current: Lease;
     try {
       current = await client.get<Lease>(ref, name, { namespace, signal: requestSignal });
+      readFailures.recovered();
     } catch (err) {
       if (!isNotFound(err)) {
-        logger.error(`error retrieving resource lock ${desc}: ${(err as Error).message}`);
+        if (!loop.signal.aborted) readFailures.failed(err);
         return false;
       }
+      readFailures.recovered();
       try {
         const body: Lease = {
           apiVersion: "coordination.k8s.io/v1",
@@ -194,7 +201,11 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
     const stop = () => attempt.abort();
     loop.signal.addEventListener("abort", stop, { once: true });
     try {
-      const timeout = sleep(ms, attempt.signal).then(() => false);
+      const timeout = sleep(ms, attempt.signal).then(() => {
+        // The request sees this as its abort reason, so a server that never answers is logged as such.
+        if (!attempt.signal.aborted) attempt.abort(new Error(`no answer within ${ms / 1000}s`));
+        return false;
+      });
       inflight = tryAcquireOrRenew(attempt.signal);
       return await Promise.race([inflight, timeout]);
     } finally {
