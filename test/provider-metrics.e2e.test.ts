@@ -1,0 +1,149 @@
+/**
+ * Issue 17, provider metrics end to end: the compiled manager runs the sandbox provider against an API emulator and
+ * a simulated cloud started here; kubelets register machines as Nodes and the test creates a LoadBalancer Service.
+ * Its `/metrics` (scraped with a token the emulator authorises) must show the cloud-API kit's per-call metrics for
+ * the calls the controllers made, and the errors and throttles of faults injected through the cloud's fault API.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createConsola } from "consola";
+import { createKubeClient } from "../kube/client.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import type { Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
+import type { Authorizer } from "../sandbox/apiserver/auth.ts";
+import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import { createMachines } from "../sandbox/cloud/fixtures.ts";
+import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { startKubelets } from "../sandbox/kubelets.ts";
+import { pollFor } from "../scripts/lib/processes.ts";
+import { cloudApi } from "./support/cluster.ts";
+import { freePort, poll, type RunningProcess, spawnManager } from "./support/processes.ts";
+
+const TOKENS = {
+  "manager-token": { user: "cloud-controller-manager" },
+  "reader-token": { user: "metrics-reader" },
+};
+const authorizer: Authorizer = (a) => {
+  if (a.user === "cloud-controller-manager") return { allowed: true };
+  if (a.user === "metrics-reader" && a.path === "/metrics" && a.verb === "get") return { allowed: true };
+  return { allowed: false, reason: "no rule allows it" };
+};
+const CLOUD_TOKEN = "provider-metrics-cloud-token";
+
+const quiet = createConsola({ level: -999 });
+const stopAll = new AbortController();
+let dir = "";
+let api: ApiServer;
+let cloud: SimulatedCloud;
+let client: KubeClient;
+let manager: RunningProcess | undefined;
+let kubeletsDone: Promise<void> = Promise.resolve();
+let base = "";
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ccm-provider-metrics-"));
+  api = await startApiServer({ tokens: TOKENS, authorizer });
+  cloud = startSimulatedCloud({ token: CLOUD_TOKEN });
+  const kubeconfig = await api.writeKubeconfig(join(dir, "kubeconfig"), { user: "cloud-controller-manager" });
+  const cloudConfig = join(dir, "cloud.yaml");
+  await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: ${CLOUD_TOKEN}\n`, { mode: 0o600 });
+  client = createKubeClient(loadTransport({ kubeconfig }), { qps: 0, burst: 0, userAgent: "e2e" });
+  createMachines(cloud.state, 2);
+  const kubelets = startKubelets({ client, cloud: cloud.state, logger: quiet, signal: stopAll.signal });
+  kubeletsDone = kubelets.done;
+  await kubelets.registered;
+  const port = freePort();
+  base = `https://127.0.0.1:${port}`;
+  manager = await spawnManager({ kubeconfig, cloudConfig }, [
+    `--secure-port=${port}`,
+    "--bind-address=127.0.0.1",
+    "--controllers=service,cloud-node",
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  manager?.proc.kill("SIGKILL");
+  await manager?.exited;
+  stopAll.abort();
+  await kubeletsDone;
+  await cloud?.stop();
+  await api?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** The manager's `/metrics`, or "" while it does not serve yet. */
+async function scrape(): Promise<string> {
+  try {
+    const response = await fetch(`${base}/metrics`, {
+      keepalive: false,
+      tls: { rejectUnauthorized: false },
+      headers: { authorization: "Bearer reader-token" },
+    });
+    return response.ok ? await response.text() : "";
+  } catch {
+    return "";
+  }
+}
+
+/** A sample's value in a scrape; 0 when absent. */
+const sample = (text: string, series: string): number =>
+  Number(
+    text
+      .split("\n")
+      .find((line) => line.startsWith(`${series} `))
+      ?.slice(series.length + 1) ?? 0,
+  );
+
+/** Waits until the series is above `floor` in a scrape, and answers that scrape. */
+const untilAbove = (series: string, floor = 0): Promise<string> =>
+  pollFor(
+    `${series} > ${floor} in /metrics`,
+    async () => {
+      const text = await scrape();
+      return sample(text, series) > floor ? text : undefined;
+    },
+    { everyMs: 250, alive: () => manager?.proc.exitCode === null },
+  );
+
+const lbService = (name: string): Service => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name, namespace: "default" },
+  spec: { type: "LoadBalancer", selector: { app: name }, ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+});
+
+const duration = (request: string) => `cloudprovider_sandbox_api_request_duration_seconds_count{request="${request}"}`;
+const errors = (request: string) => `cloudprovider_sandbox_api_request_errors{request="${request}"}`;
+const throttled = (request: string) => `cloudprovider_sandbox_api_throttled_requests_total{request="${request}"}`;
+
+describe("the compiled manager's /metrics after a sandbox run", () => {
+  test("counts the machine lookups the node controller made", async () => {
+    const text = await untilAbove(duration("listMachines"));
+    expect(text).toContain("# TYPE cloudprovider_sandbox_api_request_duration_seconds histogram");
+    expect(text).toContain("# HELP cloudprovider_sandbox_api_request_errors [ALPHA] ");
+  }, 90_000);
+
+  test("counts the load balancer the service controller put", async () => {
+    await client.create(Resources.services, lbService("web"));
+    await poll(() => cloud.state.listLoadBalancers().some((lb) => lb.serviceName === "web"), { timeoutMs: 60_000 });
+    await untilAbove(duration("putLoadBalancer"));
+  }, 90_000);
+
+  test("counts a throttle the kit waited out and an error the cloud's fault API injected", async () => {
+    const before = await scrape();
+    await cloudApi(cloud.url, CLOUD_TOKEN).setFaults({
+      failNext: [
+        { method: "PUT", pathPrefix: "/v1/load-balancers", status: 429, count: 1, retryAfterSeconds: 1 },
+        { method: "PUT", pathPrefix: "/v1/load-balancers", status: 400, count: 1 },
+      ],
+    });
+    await client.create(Resources.services, lbService("api"));
+    const after = await untilAbove(errors("putLoadBalancer"), sample(before, errors("putLoadBalancer")));
+    expect(sample(after, throttled("putLoadBalancer"))).toBeGreaterThan(sample(before, throttled("putLoadBalancer")));
+    // The service controller tries again after the error, and the cloud no longer fails.
+    await poll(() => cloud.state.listLoadBalancers().some((lb) => lb.serviceName === "api"), { timeoutMs: 60_000 });
+  }, 90_000);
+});
