@@ -29,8 +29,17 @@ export interface Annotation<T, V = T | undefined> extends AnnotationDoc<T> {
 }
 
 /** Declares one annotation; with a `default`, reading it never gives `undefined`. */
-export function annotation<T>(key: string, reader: Reader<T>, doc: AnnotationDoc<T> & { default: T }): Annotation<T, T>;
-export function annotation<T>(key: string, reader: Reader<T>, doc: AnnotationDoc<T>): Annotation<T, T | undefined>;
+// `NoInfer`: the reader alone decides `T`, so a default of "a" for `oneOf(["a", "b"])` does not widen it to string.
+export function annotation<T>(
+  key: string,
+  reader: Reader<T>,
+  doc: AnnotationDoc<NoInfer<T>> & { default: NoInfer<T> },
+): Annotation<T, T>;
+export function annotation<T>(
+  key: string,
+  reader: Reader<T>,
+  doc: AnnotationDoc<NoInfer<T>>,
+): Annotation<T, T | undefined>;
 export function annotation<T>(key: string, reader: Reader<T>, doc: AnnotationDoc<T>): Annotation<T> {
   return { key, reader, ...doc };
 }
