@@ -1,10 +1,12 @@
 import { describe, test } from "bun:test";
-import { KubeVipAnnotations } from "./annotations.ts";
+import { KubeVipAnnotations, MetalAnnotations } from "./annotations.ts";
 import { runScenario, type Scenario, service } from "./testing.ts";
 
 const v4 = { "cidr-global": "192.0.2.0/29" };
 const dual = { "cidr-global": "192.0.2.0/29,2001:db8::/125" };
 const lbIPs = (ips: string) => ({ [KubeVipAnnotations.loadBalancerIPs]: ips });
+/** The kube-vip annotation as the provider writes it, a copy of the record (and no request). */
+const echo = (ips: string) => ({ ...lbIPs(ips), [MetalAnnotations.kubeVipEcho]: ips });
 
 const requests: Scenario[] = [
   {
@@ -114,12 +116,21 @@ const requests: Scenario[] = [
     ],
   },
   {
-    name: "the kube-vip annotation repeating the allocation is no request; a new spec.loadBalancerIP then is",
+    name: "the provider's copy of the allocation in the kube-vip annotation is no request; a new spec.loadBalancerIP then is",
     pools: v4,
     steps: [
       { svc: service("a"), want: ["192.0.2.1"] },
-      { svc: service("a", { annotations: lbIPs("192.0.2.1") }), want: ["192.0.2.1"] },
-      { svc: service("a", { annotations: lbIPs("192.0.2.1"), loadBalancerIP: "192.0.2.4" }), want: ["192.0.2.4"] },
+      { svc: service("a", { annotations: echo("192.0.2.1") }), want: ["192.0.2.1"] },
+      { svc: service("a", { annotations: echo("192.0.2.1"), loadBalancerIP: "192.0.2.4" }), want: ["192.0.2.4"] },
+    ],
+  },
+  {
+    name: "the user's kube-vip annotation keeps winning over spec.loadBalancerIP once honoured (no flip)",
+    pools: v4,
+    steps: [
+      { svc: service("a", { annotations: lbIPs("192.0.2.6"), loadBalancerIP: "192.0.2.4" }), want: ["192.0.2.6"] },
+      { svc: service("a", { annotations: lbIPs("192.0.2.6"), loadBalancerIP: "192.0.2.4" }), want: ["192.0.2.6"] },
+      { svc: service("a", { loadBalancerIP: "192.0.2.4" }), want: ["192.0.2.4"] },
     ],
   },
   {

@@ -162,6 +162,7 @@ describe("metal allocations stay unique", () => {
         [MetalAnnotations.allocatedIPs]: ip,
         [MetalAnnotations.allocatedFor]: svc.metadata!.uid!,
         [KubeVipAnnotations.loadBalancerIPs]: ip,
+        [MetalAnnotations.kubeVipEcho]: ip,
       };
       const namespace = svc.metadata!.namespace!;
       return client.patch<Service>(

@@ -50,6 +50,7 @@ describe("metal load balancers", () => {
       [MetalAnnotations.allocatedIPs]: "192.0.2.1",
       [MetalAnnotations.allocatedFor]: svc.metadata?.uid ?? "",
       [KubeVipAnnotations.loadBalancerIPs]: "192.0.2.1",
+      [MetalAnnotations.kubeVipEcho]: "192.0.2.1",
     });
     expect(await lb.getLoadBalancer(ctx, cluster, svc)).toEqual({ ingress: [{ ip: "192.0.2.1" }] });
   });

@@ -7,15 +7,30 @@
  * calls for one Service run one at a time (`KeyedLock`). An address is held before its record is written and is
  * let go only after a failed write or a successful removal, so a concurrent call never sees it free too early.
  * Nothing is allocated outside a leadership term (before `initialize` finished, or after its signal aborted).
+ *
+ * Annotations are read through the toolkit first: a Service that sets them wrongly gets one error naming each
+ * problem (and so one Warning event) before anything is allocated. A request the provider resolves by picking one
+ * side (the kube-vip annotation over `spec.loadBalancerIP`) is a Warning event of its own; the sync goes on.
  */
 import type { ConsolaInstance } from "consola";
 import { isConflict, isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
 import type { LoadBalancerStatus, Service } from "../../kube/objects.ts";
 import { defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
 import { wrapError } from "../errors.ts";
+import { createServiceWarnings, type ServiceWarnings } from "../kit/annotations/warnings.ts";
 import type { AddressBook, Holder } from "./address-book.ts";
 import { planAllocation, sharingConflict } from "./allocator.ts";
-import { clearPatch, familyWants, hasRecord, readRecord, readRequest, recordPatch, serviceKey } from "./annotations.ts";
+import {
+  clearPatch,
+  familyWants,
+  hasRecord,
+  MetalServiceAnnotations,
+  readRecord,
+  readRequest,
+  recordPatch,
+  requestConflict,
+  serviceKey,
+} from "./annotations.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import type { PoolSet } from "./pools.ts";
 import { holderOf } from "./rebuild.ts";
@@ -40,8 +55,23 @@ export class NotReadyError extends Error {
   override readonly name = "NotReadyError";
 }
 
+/** The `reason` of the Warning event for a kube-vip annotation and a `spec.loadBalancerIP` that disagree. */
+export const conflictingRequestReason = "ConflictingAddressRequest";
+
 export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
   const lock = new KeyedLock();
+  const warnings = new WeakMap<MetalSession, ServiceWarnings>();
+
+  /** The term's warnings: written with its client, stopped when it ends. */
+  function warningsOf(session: MetalSession): ServiceWarnings {
+    let w = warnings.get(session);
+    if (!w) {
+      const { kube, logger, signal } = session;
+      w = createServiceWarnings({ kube, logger, signal, component: "metal-cloud-provider" });
+      warnings.set(session, w);
+    }
+    return w;
+  }
 
   function active(): MetalSession {
     const session = deps.session();
@@ -75,6 +105,9 @@ export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
     const session = active();
     const uid = svc.metadata?.uid;
     if (!uid) throw new Error("the Service has no UID");
+    MetalServiceAnnotations.parse(svc);
+    const conflict = requestConflict(svc);
+    if (conflict) warningsOf(session).warn(svc, conflictingRequestReason, conflict);
     const key = serviceKey(svc);
     const pools = deps.pools();
     const previous = deps.book.allocationOf(key);
@@ -86,7 +119,7 @@ export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
     const plan = planAllocation(deps.book, pools, {
       holder,
       wants: familyWants(svc),
-      request: readRequest(svc, before?.ips, readRecord(svc)),
+      request: readRequest(svc, before?.ips),
     });
     if (!plan.ok) throw new Error(plan.message);
     deps.book.set(holder, [...new Set([...(before?.ips ?? []), ...plan.ips])]);
@@ -140,7 +173,7 @@ export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
     }
     if (current && current.metadata?.uid === owner && readRecord(current)) {
       try {
-        const patch = clearPatch(current, mine?.ips ?? recorded ?? []);
+        const patch = clearPatch(current);
         await session.kube.patch(Resources.services, name, "merge", patch, { namespace, signal: session.signal });
       } catch (err) {
         // Gone, or re-created under the same name (the UID precondition): either way the record went with it.
