@@ -26,12 +26,15 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     // the event recorders, each controller — so each has its own client-side rate limiter (--kube-api-qps and
     // --kube-api-burst apply to each): lease renewals never queue behind controller writes, and one busy
     // controller cannot starve another.
+    // Ends with the manager, however it ends: an exec credential plugin still running then is killed with it.
+    const lifetime = new AbortController();
     let clientFor: (user: string) => KubeClient;
     try {
       const transport = loadTransport({
         kubeconfig: options.kubeconfig || undefined,
         master: options.master || undefined,
         env: process.env,
+        signal: AbortSignal.any([signal, lifetime.signal]),
       });
       clientFor = (user) =>
         createKubeClient(transport, {
@@ -134,6 +137,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       logger.warn("the leader lease could not be released in time"),
     );
     await serving?.stop();
+    lifetime.abort();
     // The last line names why the process ends, so `journalctl -n1` or a pod's last log line says it.
     const cause = fatal.signal.aborted ? fatal.signal.reason : lost.signal.aborted ? lost.signal.reason : undefined;
     if (cause) {

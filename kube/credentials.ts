@@ -68,30 +68,51 @@ export interface ExecCluster {
   readonly tlsServerName?: string;
 }
 
+/**
+ * How long a plugin may run (client-go has no limit; a plugin that hangs then blocks every request silently).
+ * Within the manager's 10 s wait for the API server, so a hanging plugin is what that wait reports.
+ */
+export const EXEC_PLUGIN_TIMEOUT_MS = 10_000;
+
 /** The failure of an exec credential plugin; the message carries the plugin's stderr and install hint. */
 export class ExecPluginError extends Error {
   override readonly name = "ExecPluginError";
 }
 
+export interface ExecSourceOptions {
+  readonly baseDir: string;
+  readonly now: Now;
+  readonly cluster?: ExecCluster;
+  /** Default `EXEC_PLUGIN_TIMEOUT_MS`. */
+  readonly timeoutMs?: number;
+  /** The owner's lifetime: when it aborts, a running plugin is killed and no new one starts. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Runs an exec credential plugin the way kubectl does (`KUBERNETES_EXEC_INFO`, non-interactive), caches the
  * credential until its `expirationTimestamp`, and shares one run between concurrent callers.
+ *
+ * A plugin runs in a process group of its own, with a timeout: on timeout, when the owner's signal aborts, and
+ * once the plugin has exited, the whole group is killed, so neither the plugin nor anything it forked outlives
+ * its run (a forked child holding stdout open would otherwise also keep the run from ending).
  */
 export class ExecCredentialSource {
   private cached: ExecCredential | undefined;
   private inflight: Promise<ExecCredential> | undefined;
   constructor(
     private readonly exec: ExecConfig,
-    private readonly opts: { readonly baseDir: string; readonly now: Now; readonly cluster?: ExecCluster },
+    private readonly opts: ExecSourceOptions,
   ) {}
 
-  get(): Promise<ExecCredential> {
+  /** The credential; `signal` lets one caller stop waiting (the shared run goes on for the others). */
+  get(signal?: AbortSignal): Promise<ExecCredential> {
     const c = this.cached;
     if (c && (c.expiresAt === undefined || c.expiresAt > this.opts.now())) return Promise.resolve(c);
     this.inflight ??= this.run().finally(() => {
       this.inflight = undefined;
     });
-    return this.inflight;
+    return signal ? untilAborted(this.inflight, signal) : this.inflight;
   }
 
   invalidate(): void {
@@ -118,19 +139,47 @@ export class ExecCredentialSource {
     for (const e of exec.env ?? []) env[e.name] = e.value;
     env.KUBERNETES_EXEC_INFO = JSON.stringify({ apiVersion, kind: "ExecCredential", spec });
     const hint = exec.installHint ? `\n${exec.installHint}` : "";
+    const lifetime = this.opts.signal;
+    if (lifetime?.aborted) throw new ExecPluginError(`exec plugin ${command}: not started: stopping`);
     let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
-      proc = Bun.spawn([command, ...(exec.args ?? [])], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      proc = Bun.spawn([command, ...(exec.args ?? [])], {
+        env,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+        detached: true,
+      });
     } catch (err) {
       throw new ExecPluginError(`exec plugin ${command}: cannot start: ${(err as Error).message}${hint}`, {
         cause: err,
       });
     }
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
+    const timeoutMs = this.opts.timeoutMs ?? EXEC_PLUGIN_TIMEOUT_MS;
+    let killedFor: string | undefined;
+    const kill = (why: string) => {
+      killedFor ??= why;
+      killGroup(proc.pid);
+    };
+    const timer = setTimeout(() => kill(`no credential within ${timeoutMs / 1000}s (timed out)`), timeoutMs);
+    const onStop = () => kill("stopped with the manager");
+    lifetime?.addEventListener("abort", onStop, { once: true });
+    let stdout: string;
+    let stderr: string;
+    let code: number;
+    try {
+      const out = new Response(proc.stdout).text();
+      const err = new Response(proc.stderr).text();
+      code = await proc.exited;
+      killGroup(proc.pid); // whatever it forked and left behind
+      [stdout, stderr] = await Promise.all([out, err]);
+    } finally {
+      clearTimeout(timer);
+      lifetime?.removeEventListener("abort", onStop);
+    }
+    if (killedFor) {
+      throw new ExecPluginError(`exec plugin ${command}: ${killedFor}; killed it and its children${hint}`);
+    }
     if (code !== 0) {
       throw new ExecPluginError(`exec plugin ${command}: exit status ${code}: ${stderr.trim()}${hint}`);
     }
@@ -138,6 +187,25 @@ export class ExecCredentialSource {
     this.cached = credential;
     return credential;
   }
+}
+
+/** SIGKILL to a plugin's whole process group (its pid: it was started as a group leader); gone is fine. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: the group is already empty
+  }
+}
+
+/** `p`, or a rejection with the signal's reason once `signal` aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function parseExecCredential(command: string, stdout: string): ExecCredential {

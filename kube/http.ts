@@ -90,8 +90,9 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
       req.admitted?.();
       let settings: Awaited<ReturnType<Transport["settings"]>>;
       try {
-        settings = await transport.settings();
+        settings = await transport.settings(req.signal);
       } catch (err) {
+        if (req.signal?.aborted) throw req.signal.reason;
         throw new KubeApiError(
           `${req.method} ${req.path}: credentials from ${transport.source}: ${(err as Error).message}`,
           { status: 0, reason: ClientReason.CredentialsUnavailable },

@@ -39,8 +39,11 @@ export interface Transport {
   readonly namespace: string | undefined;
   /** Who the requests authenticate as, for a 401 or 403: `user "ccm" (bearer token)`; never a secret. */
   readonly identity: string;
-  /** Settings for the next request. May run an exec plugin or re-read files; cheap when nothing is due. */
-  settings(): Promise<RequestSettings>;
+  /**
+   * Settings for the next request. May run an exec plugin or re-read files; cheap when nothing is due. `signal`
+   * stops waiting (rejecting with its reason).
+   */
+  settings(signal?: AbortSignal): Promise<RequestSettings>;
   /** The server answered 401: drop cached credentials so the next request fetches fresh ones. */
   unauthorized(): void;
 }
@@ -49,6 +52,10 @@ export interface TransportOptions extends LoadKubeConfigOptions {
   readonly now?: Now;
   /** How often token and certificate files are re-read. */
   readonly fileRefreshMs?: number;
+  /** The owner's lifetime: aborting kills a running exec plugin (and anything it forked). */
+  readonly signal?: AbortSignal;
+  /** Default `EXEC_PLUGIN_TIMEOUT_MS`. */
+  readonly execTimeoutMs?: number;
 }
 
 /** Loads the kubeconfig by the rules of `loadKubeConfig` and builds a transport; `master` overrides its server. */
@@ -90,7 +97,16 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
   const cert = user ? pem(user.certFile, user.certData, `${u}.client-certificate`, refreshMs, now, problem) : undefined;
   const key = user ? pem(user.keyFile, user.keyData, `${u}.client-key`, refreshMs, now, problem) : undefined;
   if (Boolean(cert) !== Boolean(key)) problem(u, "client-certificate and client-key must be given together");
-  const auth = user ? authFor(user, cluster, server, { now, refreshMs, problem, at: u }) : undefined;
+  const auth = user
+    ? authFor(user, cluster, server, {
+        now,
+        refreshMs,
+        problem,
+        at: u,
+        ...(opts.signal && { signal: opts.signal }),
+        ...(opts.execTimeoutMs !== undefined && { execTimeoutMs: opts.execTimeoutMs }),
+      })
+    : undefined;
   if (cluster.proxyUrl && !/^https?:\/\//.test(cluster.proxyUrl)) {
     problem(`${c}.proxy-url`, `${cluster.proxyUrl}: only http:// and https:// proxies are supported`);
   }
@@ -101,7 +117,7 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
     source,
     namespace: ctx.namespace || undefined,
     identity: identityOf(user, Boolean(cert && key)),
-    async settings() {
+    async settings(signal) {
       const headers: Record<string, string> = {};
       const tls: TlsSettings = {};
       if (ca) tls.ca = ca();
@@ -111,7 +127,7 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
       }
       if (cluster.skipTLSVerify) tls.rejectUnauthorized = false;
       if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
-      await auth?.apply(headers, tls);
+      await auth?.apply(headers, tls, signal);
       if (user?.impersonateUser) headers["Impersonate-User"] = user.impersonateUser;
       return { headers, tls: secure ? tls : undefined, proxy: cluster.proxyUrl || undefined };
     },
@@ -189,7 +205,7 @@ function pem(
 }
 
 interface Auth {
-  apply(headers: Record<string, string>, tls: TlsSettings): Promise<void>;
+  apply(headers: Record<string, string>, tls: TlsSettings, signal: AbortSignal | undefined): Promise<void>;
   invalidate(): void;
 }
 
@@ -197,7 +213,7 @@ function authFor(
   user: KubeUser,
   cluster: KubeCluster,
   server: string,
-  o: { now: Now; refreshMs: number; problem: Problem; at: string },
+  o: { now: Now; refreshMs: number; problem: Problem; at: string; signal?: AbortSignal; execTimeoutMs?: number },
 ): Auth | undefined {
   const provider = user.authProvider;
   const exec = user.exec ?? (provider?.config.exec as ExecConfig | null | undefined);
@@ -209,6 +225,8 @@ function authFor(
     const src = new ExecCredentialSource(exec, {
       baseDir: user.dir,
       now: o.now,
+      ...(o.signal && { signal: o.signal }),
+      ...(o.execTimeoutMs !== undefined && { timeoutMs: o.execTimeoutMs }),
       cluster: {
         server,
         ...(cluster.caData && { caData: cluster.caData }),
@@ -217,8 +235,8 @@ function authFor(
       },
     });
     return {
-      async apply(headers, tls) {
-        const cred = await src.get();
+      async apply(headers, tls, signal) {
+        const cred = await src.get(signal);
         if (cred.token) headers.Authorization = `Bearer ${cred.token}`;
         if (cred.clientCertificateData && cred.clientKeyData) {
           tls.cert = cred.clientCertificateData;

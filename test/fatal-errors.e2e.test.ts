@@ -3,11 +3,12 @@
  * errors before anything starts; later failures end the process non-zero, naming the cause on the last line.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Resources } from "../kube/client-types.ts";
 import type { Lease } from "../kube/objects.ts";
+import { processAlive } from "../kube/testdata/helpers.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { executable, runExecutable } from "./support/executables.ts";
 import { freePort, managerCommand, poll, spawnCollecting } from "./support/processes.ts";
@@ -183,5 +184,50 @@ describe("a leader that cannot run its controllers", () => {
     expect(lastLine(output)).toContain("etcd is unavailable");
     const lease = api.store.get<Lease>(Resources.leases, "cloud-controller-manager", { namespace: "kube-system" });
     expect(lease.spec?.holderIdentity ?? "").toBe("");
+  });
+});
+
+describe("an exec credential plugin that hangs", () => {
+  let api: ApiServer;
+  beforeAll(async () => {
+    api = await startApiServer();
+  });
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  /** A plugin that forks a child and waits for it forever; both pids go to the returned file. */
+  async function hangingPlugin(): Promise<{ kubeconfig: string; pids: () => Promise<number[]> }> {
+    const n = ++seq;
+    const pidFile = join(dir, `hanging-${n}.pids`);
+    const command = join(dir, `hanging-${n}.sh`);
+    await writeFile(command, `#!/bin/sh\necho $$ >> "${pidFile}"\nsleep 300 &\necho $! >> "${pidFile}"\nwait\n`);
+    await chmod(command, 0o755);
+    const path = await kubeconfig(api.url, { exec: { apiVersion: "client.authentication.k8s.io/v1", command } });
+    const pids = async () => (await readFile(pidFile, "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
+    return { kubeconfig: path, pids };
+  }
+
+  test("is killed with what it forked at its timeout, which the manager names as it exits", async () => {
+    const plugin = await hangingPlugin();
+    const { code, output } = await managerExit(plugin.kubeconfig);
+    expect(code).toBe(1);
+    expect(lastLine(output)).toContain("no credential within 10s (timed out); killed it and its children");
+    const pids = await plugin.pids();
+    expect(pids).toHaveLength(2);
+    await poll(() => !pids.some(processAlive), { message: "no plugin process left" });
+  });
+
+  test("is killed with the manager on SIGTERM, leaving no orphan", async () => {
+    const plugin = await hangingPlugin();
+    const cmd = await managerCommand({ cloudConfig, kubeconfig: plugin.kubeconfig }, [], { clusterCIDR: "" });
+    const m = spawnCollecting(cmd);
+    await poll(async () => (await plugin.pids()).length === 2, { message: "the plugin and its child to start" });
+    const t0 = performance.now();
+    m.proc.kill("SIGTERM");
+    expect(await m.exited).toBe(0);
+    console.log(`exec plugin e2e: the manager exited ${Math.round(performance.now() - t0)} ms after SIGTERM`);
+    const pids = await plugin.pids();
+    await poll(() => !pids.some(processAlive), { message: "no plugin process left" });
   });
 });

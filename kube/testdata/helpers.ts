@@ -1,5 +1,5 @@
 /** Small helpers shared by the kube/ tests. */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ConsolaInstance, createConsola, type LogObject } from "consola";
@@ -59,4 +59,14 @@ export async function apiFailure(p: Promise<unknown>): Promise<KubeApiError> {
     throw err;
   }
   throw new Error("expected a KubeApiError");
+}
+
+/** Whether `pid` is a live process (Linux: a zombie, exited but not yet reaped, counts as gone). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
 }
