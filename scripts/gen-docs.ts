@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
 import { controllerMetrics, createMetricsRegistry, workqueueMetrics } from "../controllers/runtime/metrics.ts";
 import { providerApiMetrics, providerMetricPrefix } from "../providers/kit/metrics.ts";
+import { ANNOTATION_PAGES } from "./annotation-pages.ts";
 import { discoverProviders } from "./build.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -99,6 +100,7 @@ async function providerMetricsSection(): Promise<string[]> {
 export const GENERATED = {
   "docs/flags.md": async () => flagsReference(),
   "docs/metrics.md": metricsReference,
+  ...ANNOTATION_PAGES,
 } as const;
 
 if (import.meta.main) {

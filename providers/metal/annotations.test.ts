@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { readAnnotation } from "../kit/annotations/declare.ts";
 import {
   clearPatch,
   familyWants,
@@ -6,6 +7,7 @@ import {
   KubeVipAnnotations,
   kubeVipOwner,
   MetalAnnotations,
+  MetalRecordAnnotations,
   MetalServiceAnnotations,
   portClaim,
   readRecord,
@@ -222,3 +224,10 @@ describe("requests", () => {
     ).toEqual(new Set(["UDP/53", "TCP/53"]));
   });
 });
+
+test.each([...MetalServiceAnnotations.list, ...MetalRecordAnnotations.list].map((a) => [a.key, a] as const))(
+  "%s: the documented example reads",
+  (_, a) => {
+    expect(readAnnotation(service("a", { annotations: { [a.key]: a.example } }), a).state).toBe("valid");
+  },
+);
