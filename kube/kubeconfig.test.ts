@@ -173,6 +173,11 @@ describe("names the file, the field and the problem", () => {
       /users\[0\]\.user\.exec\.args\[0\]/,
     ],
     ["text that is not YAML", "clusters: [unclosed", /is not valid YAML or JSON/],
+    [
+      "a key given twice in one mapping",
+      "users:\n- name: u\n  user:\n    token: old\n    token: new\n",
+      /token: is given twice in one mapping, at lines 4 and 5; YAML keeps only the last, so remove one/,
+    ],
   ])("%s", (_, text, message) => {
     const path = write(text);
     const err = configError(() => readKubeconfigFile(path));

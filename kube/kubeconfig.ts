@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { validate } from "../providers/config.ts";
+import { rejectDuplicateKeys, validate } from "../providers/config.ts";
 import { ConfigError, type ConfigIssue } from "../providers/errors.ts";
 import type { ExecConfig } from "./credentials.ts";
 import {
@@ -116,12 +116,15 @@ function addMissing<T>(into: Map<string, T>, from: ReadonlyMap<string, T>): void
 export function readKubeconfigFile(file: string): Kubeconfig {
   const where = `kubeconfig ${file}`;
   let doc: unknown;
+  let text: string;
   try {
-    doc = Bun.YAML.parse(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
+    doc = Bun.YAML.parse(text);
   } catch (err) {
     const what = (err as NodeJS.ErrnoException).code ? "cannot be read" : "is not valid YAML or JSON";
     throw new ConfigError(where, [{ path: "", message: `${what}: ${(err as Error).message}` }], { cause: err });
   }
+  rejectDuplicateKeys(text, where);
   const parsed = validate(KubeconfigFileSchema, doc ?? {}, where);
   const dir = resolve(dirname(file));
   const issues: ConfigIssue[] = [];

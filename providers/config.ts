@@ -3,6 +3,7 @@
  * schema, and turn every problem into a `ConfigError` that names the field and the fix.
  */
 import * as v from "valibot";
+import { duplicateKeys } from "../kube/yaml-keys.ts";
 import { ConfigError, type ConfigIssue } from "./errors.ts";
 
 /** Parse a cloud-config (YAML, of which JSON is a subset) and validate it against `schema`. */
@@ -21,8 +22,21 @@ export function parseCloudConfig<S extends v.GenericSchema>(
         cause: err,
       });
     }
+    rejectDuplicateKeys(text, where);
   }
   return validate(schema, raw ?? {}, where);
+}
+
+/**
+ * Throws a `ConfigError` naming every key given twice in one mapping, with its lines: the parser would keep
+ * the last silently, and the operator meant one of them.
+ */
+export function rejectDuplicateKeys(text: string, source: string): void {
+  const issues = duplicateKeys(text).map(({ key, line, firstLine }) => ({
+    path: key,
+    message: `is given twice in one mapping, at lines ${firstLine} and ${line}; YAML keeps only the last, so remove one`,
+  }));
+  if (issues.length > 0) throw new ConfigError(source, issues);
 }
 
 /** Validate `value` against `schema`, reporting every issue at once as a `ConfigError` from `source`. */

@@ -231,3 +231,21 @@ describe("an exec credential plugin that hangs", () => {
     await poll(() => !pids.some(processAlive), { message: "no plugin process left" });
   });
 });
+
+describe("YAML with a key given twice", () => {
+  test("in the cloud-config stops the start, naming the key and its lines", async () => {
+    const path = join(dir, "duplicate-cloud.yaml");
+    await writeFile(path, "url: http://127.0.0.1:9\ntoken: first\ntoken: second\n", { mode: 0o600 });
+    const r = await runExecutable(allInOne, ["--cloud-provider=sandbox", `--cloud-config=${path}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("token: is given twice in one mapping, at lines 2 and 3");
+  });
+
+  test("in the kubeconfig ends the manager, naming the key and its lines", async () => {
+    const path = join(dir, "duplicate-kubeconfig");
+    await writeFile(path, "current-context: a\ncurrent-context: b\n", { mode: 0o600 });
+    const { code, output } = await managerExit(path);
+    expect(code).toBe(1);
+    expect(lastLine(output)).toContain("current-context: is given twice in one mapping, at lines 1 and 2");
+  });
+});
