@@ -209,7 +209,7 @@ class Scanner {
         i += 2;
         continue;
       }
-      if (q === '"' && ch === '"') return { value: unescape(value), end: i + 1 };
+      if (q === '"' && ch === '"') return { value: unescapeDoubleQuoted(value), end: i + 1 };
       value += ch;
       i++;
     }
@@ -279,7 +279,7 @@ class Scanner {
 }
 
 /** Double-quoted escapes, through JSON where they agree (the common ones); the raw text otherwise. */
-function unescape(raw: string): string {
+function unescapeDoubleQuoted(raw: string): string {
   try {
     return JSON.parse(`"${raw.replace(/\n/g, "\\n")}"`) as string;
   } catch {
