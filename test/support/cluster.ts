@@ -22,6 +22,14 @@ export interface CloudApi {
       serviceNamespace: string;
       nodes: string[];
       ports: { port: number; nodePort: number }[];
+      /** As docs/sandbox.md shows them. */
+      options: {
+        algorithm: string;
+        healthCheck: { intervalMs: number; retries: number };
+        proxyProtocol: boolean;
+        allowedCIDRs: string[];
+        portProtocols: Record<string, string>;
+      };
       address: string;
     }[]
   >;
