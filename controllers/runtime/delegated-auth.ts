@@ -8,6 +8,8 @@
  * - Authorisation: group `system:masters` is always allowed; otherwise a SubjectAccessReview for the non-resource
  *   path and the lower-cased HTTP method as verb (`get` for `/metrics`), cached 10s when allowed and 10s when
  *   denied. Denied → 403; a failed review → 500.
+ * - Both caches hold at most `maxCacheEntries` (default 4096) entries, least recently used out first, so random
+ *   tokens cannot grow memory without bound.
  * - Without a client there is nobody to ask: everything outside the always-allowed paths is forbidden, unless
  *   `allowAllWithoutClient` is set (tests, local runs).
  *
@@ -19,6 +21,7 @@ import type { ConsolaInstance } from "consola";
 import { type KubeClient, Resources } from "../../kube/client-types.ts";
 import type { KubeObject } from "../../kube/objects.ts";
 import type { Now } from "./clock.ts";
+import { ExpiringCache } from "./expiring-cache.ts";
 
 export interface UserInfo {
   readonly username: string;
@@ -34,9 +37,13 @@ export interface DelegatedAuthOptions {
   readonly tokenCacheTtlMs?: number;
   readonly authorizedTtlMs?: number;
   readonly unauthorizedTtlMs?: number;
+  /** Per cache; default `DEFAULT_AUTH_CACHE_ENTRIES`. */
+  readonly maxCacheEntries?: number;
   readonly now: Now;
   readonly logger: ConsolaInstance;
 }
+
+export const DEFAULT_AUTH_CACHE_ENTRIES = 4096;
 
 export const DEFAULT_ALWAYS_ALLOW_PATHS: readonly string[] = ["/healthz", "/readyz", "/livez"];
 
@@ -52,42 +59,31 @@ const status = (code: number, reason: string, message: string) =>
 export const alwaysAllowed = (patterns: readonly string[], path: string): boolean =>
   patterns.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : path === p));
 
-interface Cached<T> {
-  readonly value: T;
-  readonly expires: number;
-}
-
 export const createDelegatedAuth = (options: DelegatedAuthOptions): Guard => {
   const { client, now, logger } = options;
   const tokenTtl = options.tokenCacheTtlMs ?? 10_000;
   const allowedTtl = options.authorizedTtlMs ?? 10_000;
   const deniedTtl = options.unauthorizedTtlMs ?? 10_000;
-  const tokens = new Map<string, Cached<UserInfo | undefined>>();
-  const decisions = new Map<string, Cached<{ allowed: boolean; reason: string }>>();
-
-  const fresh = <T>(cache: Map<string, Cached<T>>, key: string): Cached<T> | undefined => {
-    const hit = cache.get(key);
-    if (hit && hit.expires > now()) return hit;
-    cache.delete(key);
-    return undefined;
-  };
+  const max = options.maxCacheEntries ?? DEFAULT_AUTH_CACHE_ENTRIES;
+  const tokens = new ExpiringCache<UserInfo | undefined>(max, now);
+  const decisions = new ExpiringCache<{ allowed: boolean; reason: string }>(max, now);
 
   const authenticate = async (token: string): Promise<UserInfo | undefined> => {
     const key = createHash("sha256").update(token).digest("hex");
-    const hit = fresh(tokens, key);
+    const hit = tokens.get(key);
     if (hit) return hit.value;
     const review = { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } } as KubeObject;
     const answer = (await client?.create(Resources.tokenReviews, review)) as {
       status?: { authenticated?: boolean; user?: UserInfo };
     };
     const user = answer?.status?.authenticated ? answer.status.user : undefined;
-    tokens.set(key, { value: user, expires: now() + tokenTtl });
+    tokens.set(key, user, tokenTtl);
     return user;
   };
 
   const authorize = async (user: UserInfo, path: string, verb: string) => {
     const key = JSON.stringify([user.username, user.uid, user.groups, user.extra, path, verb]);
-    const hit = fresh(decisions, key);
+    const hit = decisions.get(key);
     if (hit) return hit.value;
     const spec = {
       user: user.username,
@@ -101,7 +97,7 @@ export const createDelegatedAuth = (options: DelegatedAuthOptions): Guard => {
       status?: { allowed?: boolean; reason?: string };
     };
     const decision = { allowed: answer?.status?.allowed === true, reason: answer?.status?.reason ?? "" };
-    decisions.set(key, { value: decision, expires: now() + (decision.allowed ? allowedTtl : deniedTtl) });
+    decisions.set(key, decision, decision.allowed ? allowedTtl : deniedTtl);
     return decision;
   };
 
