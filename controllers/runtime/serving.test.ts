@@ -7,6 +7,7 @@ import { namedCheck } from "./healthz.ts";
 import { controllerMetrics, createMetricsRegistry, MANAGER_NAME } from "./metrics.ts";
 import { generateSelfSignedCert, ServingCertError } from "./self-signed.ts";
 import { type Serving, startServing } from "./serving.ts";
+import { waitFor } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
 import { MemoryKubeClient, type RecordedRequest } from "./testing/memory-client.ts";
 
@@ -187,6 +188,45 @@ describe("serving certificates", () => {
         await serving.stop();
       }
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("serves a new certificate as soon as its files change, and keeps the old one while the new pair is broken", async () => {
+    const [first, second] = [
+      await generateSelfSignedCert({ now: Date.now }),
+      await generateSelfSignedCert({ now: Date.now }),
+    ];
+    const dir = await mkdtemp(join(tmpdir(), "serving-reload-"));
+    const { logger, logs } = captureLogger();
+    const files = { cert: join(dir, "tls.crt"), key: join(dir, "tls.key") };
+    await writeFile(files.cert, first.cert);
+    await writeFile(files.key, first.key);
+    const serving = await startServing({
+      bindAddress: "127.0.0.1",
+      port: 0,
+      certFile: files.cert,
+      keyFile: files.key,
+      checks: [],
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+      logger,
+      now: Date.now,
+    });
+    const trusts = (ca: string) =>
+      fetch(`https://localhost:${serving.port}/healthz`, { tls: { ca }, keepalive: false }).then(
+        (r) => r.ok,
+        () => false,
+      );
+    try {
+      expect(await trusts(first.cert)).toBeTrue();
+      await writeFile(files.cert, second.cert); // half a rotation: the key does not match yet
+      await waitFor(() => logs.some((l) => l.message.includes("the new one does not load")));
+      expect(await trusts(first.cert)).toBeTrue();
+      await writeFile(files.key, second.key);
+      await waitFor(() => trusts(second.cert), { message: "the new certificate to be served" });
+      expect(await trusts(first.cert)).toBeFalse();
+    } finally {
+      await serving.stop();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -4,14 +4,21 @@
  *
  * `port: 0` listens on a random free port (tests). The flag's meaning of 0 — no server at all — is the caller's:
  * it simply does not call `startServing`.
+ *
+ * A certificate from files (`--tls-cert-file`, `--tls-private-key-file`) is reloaded when the files change, as
+ * upstream's dynamic serving certificate does: the files are read when their folder changes and every
+ * `certReloadIntervalMs` (default one minute), and on a change a listener with the new pair is opened on the same port (`SO_REUSEPORT`) before the
+ * old one closes, so no connection is refused. A pair that does not load (a rotation half done) keeps the old one.
  */
+import { type FSWatcher, watch } from "node:fs";
+import { dirname } from "node:path";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import type { KubeClient } from "../../kube/client-types.ts";
-import type { Now } from "./clock.ts";
+import { type Now, type SetTimer, systemClock } from "./clock.ts";
 import { createDelegatedAuth, DEFAULT_ALWAYS_ALLOW_PATHS } from "./delegated-auth.ts";
 import { type HealthCheck, handleHealth, pingCheck } from "./healthz.ts";
-import { loadServingCert } from "./self-signed.ts";
+import { loadServingCert, type ServingCert } from "./self-signed.ts";
 
 export type RouteHandler = (request: Request) => Response | Promise<Response>;
 
@@ -40,7 +47,11 @@ export interface ServingOptions {
   /** `--authorization-webhook-cache-authorized-ttl` / `-unauthorized-ttl`; default 10s each. */
   readonly authorizedCacheTtlMs?: number;
   readonly unauthorizedCacheTtlMs?: number;
+  /** How often certificate files are checked for a change; default 60s. */
+  readonly certReloadIntervalMs?: number;
   readonly now: Now;
+  /** For the certificate reload; the real timer by default. */
+  readonly setTimer?: SetTimer;
 }
 
 export interface Serving {
@@ -99,12 +110,14 @@ export const startServing = async (options: ServingOptions): Promise<Serving> =>
     return new Response("404 page not found\n", { status: 404, headers: { "content-type": "text/plain" } });
   };
 
-  let server: ReturnType<typeof Bun.serve>;
-  try {
-    server = Bun.serve({
+  const fromFiles = !tls.selfSigned;
+  const listen = (pair: ServingCert, port: number) =>
+    Bun.serve({
       hostname: bindAddress,
-      port: options.port,
-      tls: { cert: tls.cert, key: tls.key },
+      port,
+      // Only a reloadable certificate needs a second listener on the same port for a moment.
+      reusePort: fromFiles,
+      tls: { cert: pair.cert, key: pair.key },
       fetch: async (request) => {
         const started = options.now();
         try {
@@ -123,6 +136,10 @@ export const startServing = async (options: ServingOptions): Promise<Serving> =>
         return new Response("Internal Server Error\n", { status: 500 });
       },
     });
+
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = listen(tls, options.port);
   } catch (err) {
     const message = `failed to listen on ${bindAddress}:${options.port}: ${(err as Error).message}`;
     throw new ServingError(message, { cause: err });
@@ -130,11 +147,79 @@ export const startServing = async (options: ServingOptions): Promise<Serving> =>
   const port = server.port ?? options.port;
   const url = `https://${dialable(bindAddress)}:${port}`;
   logger.info(`Serving securely on ${bindAddress.includes(":") ? `[${bindAddress}]` : bindAddress}:${port}`);
+
+  let current = tls;
+  let stopped = false;
+  let cancelReload = () => {};
+  const reloadEvery = options.certReloadIntervalMs ?? 60_000;
+  const timer = options.setTimer ?? systemClock.setTimer;
+  const checkFiles = async () => {
+    let next: ServingCert;
+    try {
+      next = await loadServingCert({ certFile: options.certFile, keyFile: options.keyFile, now: options.now });
+    } catch (err) {
+      logger.warn(`keeping the serving certificate: ${(err as Error).message}`);
+      return;
+    }
+    if (stopped || (next.cert === current.cert && next.key === current.key)) return;
+    try {
+      const replacement = listen(next, port);
+      const old = server;
+      server = replacement;
+      current = next;
+      void old.stop(false); // lets requests in flight on the old listener finish
+      logger.info(`loaded a new serving certificate from ${options.certFile}`);
+    } catch (err) {
+      logger.warn(`keeping the serving certificate, the new one does not load: ${(err as Error).message}`);
+    }
+  };
+  // One check at a time; a change noticed during a check runs one more after it.
+  let checking: Promise<void> | undefined;
+  let again = false;
+  const check = () => {
+    if (checking) {
+      again = true;
+      return;
+    }
+    checking = checkFiles().finally(() => {
+      checking = undefined;
+      if (again && !stopped) {
+        again = false;
+        check();
+      }
+    });
+  };
+  const schedule = () => {
+    cancelReload = timer(() => {
+      check();
+      if (!stopped) schedule();
+    }, reloadEvery);
+  };
+  const watchers: FSWatcher[] = [];
+  if (fromFiles) {
+    schedule();
+    // Like upstream, a change on disk is noticed at once; the folder is watched, since rotations often replace
+    // the files (or a symlink to them) rather than write them in place.
+    for (const folder of new Set([options.certFile, options.keyFile].map((f) => dirname(f ?? ".")))) {
+      try {
+        watchers.push(watch(folder, () => check()));
+      } catch (err) {
+        logger.warn(
+          `cannot watch ${folder}; checking the certificate every ${reloadEvery / 1000}s: ${(err as Error).message}`,
+        );
+      }
+    }
+  }
+
   return {
     url,
     port,
     selfSigned: tls.selfSigned,
     stop: async () => {
+      stopped = true;
+      cancelReload();
+      for (const w of watchers) w.close();
+      await checking;
       await server.stop(true);
     },
   };
