@@ -46,7 +46,7 @@ export class CloudApiSchemaError extends Error {
 }
 
 /** Secrets shorter than this are not searched for: replacing every "ab" would garble messages and hide nothing. */
-const MIN_SECRET_LENGTH = 4;
+const MIN_SECRET_LENGTH = 8;
 
 /**
  * `text` with every secret replaced by `[redacted]`. For a header value like `Bearer abc…` the bare credential
