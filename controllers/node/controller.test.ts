@@ -14,6 +14,7 @@ import { type ControllerHarness, controllerHarness } from "../runtime/testing/co
 import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { startCloudNodeController } from "./controller.ts";
 import { addr, addresses, labels, node, providerID, uninitialized } from "./node-fixtures.ts";
+import { addressRetryDelay } from "./node-sync.ts";
 import { StuckReasons } from "./stuck.ts";
 
 type Harness = ControllerHarness<FakeClock>;
@@ -120,6 +121,42 @@ describe("cloud-node controller", () => {
     expect(t.client.requestsMatching({ method: "update", name: "n1" })).toHaveLength(2);
     expect(t.client.requestsMatching({ method: "get", name: "n1" })).toHaveLength(1);
     expect(tainted(t.node("n1"))).toBe(false);
+  });
+
+  test("a failed address patch after initialisation is retried with back-off until it lands", async () => {
+    const cloud = v2Cloud();
+    cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
+    h = harness(cloud, [node("n1", uninitialized)]);
+    const unavailable = new KubeApiError("etcdserver: request timed out", {
+      status: 503,
+      reason: "ServiceUnavailable",
+    });
+    h.client.fail({ method: "patch", resource: "nodes", subresource: "status" }, unavailable, { times: 3 });
+    const t = h;
+    await t.start(startCloudNodeController);
+    await waitFor(
+      async () => {
+        await t.clock.advance(100);
+        return (t.node("n1")?.status?.addresses ?? []).length > 0;
+      },
+      { message: "the addresses to land" },
+    );
+    expect(t.node("n1")?.status?.addresses).toEqual(cloudAddresses);
+    expect(tainted(t.node("n1"))).toBe(false);
+    expect(t.client.requestsMatching({ method: "patch", name: "n1", subresource: "status" })).toHaveLength(4);
+    // Initialisation itself was not repeated.
+    expect(t.client.requestsMatching({ method: "update", name: "n1" })).toHaveLength(1);
+    expect(t.writtenEvents("Synced")).toHaveLength(1);
+  });
+
+  test.each([
+    [1, 500],
+    [2, 1000],
+    [5, 8000],
+    [6, 10_000],
+    [40, 10_000],
+  ])("retries a failed address patch after failure %p in %p ms", (failures, ms) => {
+    expect(addressRetryDelay(failures)).toBe(ms);
   });
 
   test("joins run in parallel up to the provider's declared burst at the default --concurrent-node-syncs", async () => {

@@ -78,3 +78,16 @@ export class LabelUpdateError extends Error {
     super(`failed update labels for node ${nodeName}`, cause === undefined ? undefined : { cause });
   }
 }
+
+/**
+ * The address patch right after initialisation failed; the node is retried after `retryAfterMs` (the runner
+ * reads it), a back-off of its own so the addresses land within seconds once the API recovers.
+ */
+export class AddressUpdateError extends Error {
+  override readonly name = "AddressUpdateError";
+  readonly retryAfterMs: number;
+  constructor(nodeName: string, retryAfterMs: number, cause: unknown) {
+    super(`failed to update the addresses of node ${nodeName}, retrying: ${errorText(cause)}`, { cause });
+    this.retryAfterMs = retryAfterMs;
+  }
+}

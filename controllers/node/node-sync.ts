@@ -5,6 +5,11 @@
  *
  * API writes per initialised node: one PUT (provider ID, labels, taint removal) and one status patch
  * (addresses). Nothing is written when nothing changes.
+ *
+ * Beyond upstream, which only logs a failed address patch after initialisation (the node then has no addresses
+ * until the next refresh, five minutes by default): the sync fails, so the queue retries the node with back-off
+ * (`addressRetryDelay`), and each retry patches the addresses from that initialisation until the patch lands or
+ * is no longer needed.
  */
 import type { ConsolaInstance } from "consola";
 import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
@@ -14,7 +19,7 @@ import type { Clock } from "../runtime/clock.ts";
 import { type EventRecorder, objectReference } from "../runtime/events.ts";
 import type { ControllerMetrics } from "../runtime/metrics.ts";
 import { retryOnConflict } from "../runtime/retry.ts";
-import { errorText, LabelUpdateError } from "./errors.ts";
+import { AddressUpdateError, errorText, LabelUpdateError } from "./errors.ts";
 import { fetchInitializationMetadata, forEachLimited, getRefreshMetadata } from "./metadata.ts";
 import {
   applyModifiers,
@@ -60,10 +65,15 @@ const warnsAt = (attempt: number): boolean => (attempt & (attempt - 1)) === 0;
 
 const nameOf = (node: Node): string => node.metadata?.name ?? "";
 
+/** 0.5 s after the first failed address patch, doubling, at most 10 s: never far behind an API that recovered. */
+export const addressRetryDelay = (failures: number): number => Math.min(500 * 2 ** (failures - 1), 10_000);
+
 export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
   const { client, cloud, lister, recorder, clock, logger, signal } = deps;
   const call: CallContext = { signal };
   const stuckAttempts = new Map<string, number>();
+  /** Initialised nodes whose address patch failed: the metadata their initialisation fetched, failures so far. */
+  const pendingAddresses = new Map<string, { metadata: InstanceMetadata | null; failures: number }>();
 
   const secondsSinceCreation = (node: Node): number | undefined => {
     const created = Date.parse(node.metadata?.creationTimestamp ?? "");
@@ -90,8 +100,35 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
     }
     try {
       await patchAddresses(name, plan.addresses);
+      pendingAddresses.delete(name);
     } catch (err) {
       logger.error(`node ${name}: updating addresses failed: ${errorText(err)}`);
+    }
+  };
+
+  /**
+   * The address patch of an initialisation, until it lands: throws `AddressUpdateError` (the key is retried with
+   * back-off) while it fails; done when it succeeds, is no longer needed, or the node is gone.
+   */
+  const patchInitialAddresses = async (node: Node, metadata: InstanceMetadata | null): Promise<void> => {
+    const name = nameOf(node);
+    const plan = planAddressUpdate(node, metadata);
+    if (plan.kind === "skip") {
+      pendingAddresses.delete(name);
+      if (plan.error) logger.warn(`node ${name}: not updating addresses: ${plan.reason}: ${plan.error.message}`);
+      return;
+    }
+    try {
+      await patchAddresses(name, plan.addresses);
+      pendingAddresses.delete(name);
+    } catch (err) {
+      if (isNotFound(err)) {
+        pendingAddresses.delete(name);
+        return;
+      }
+      const failures = (pendingAddresses.get(name)?.failures ?? 0) + 1;
+      pendingAddresses.set(name, { metadata, failures });
+      throw new AddressUpdateError(name, addressRetryDelay(failures), err);
     }
   };
 
@@ -146,8 +183,14 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
     stuckAttempts.delete(name);
     const removalDelay = secondsSinceCreation(written.node);
     if (removalDelay !== undefined) deps.metrics.nodeTaintRemovalDelay.observe(removalDelay);
-    // Addresses at once, rather than on the next periodic refresh.
-    await updateNodeAddress(written.node, metadata);
+    // Addresses at once, rather than on the next periodic refresh; a failure is retried (see the file comment),
+    // after the node is reported initialised, which it is.
+    let addressError: unknown;
+    try {
+      await patchInitialAddresses(written.node, metadata);
+    } catch (err) {
+      addressError = err;
+    }
     recorder.event(
       objectReference(Resources.nodes, written.node),
       SYNCED_EVENT.type,
@@ -157,6 +200,7 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
     const syncDelay = secondsSinceCreation(written.node);
     if (syncDelay !== undefined) deps.metrics.nodeInitialSyncDelay.observe(syncDelay);
     logger.info(`node ${name} initialized`);
+    if (addressError !== undefined) throw addressError;
   };
 
   /** Upstream `reconcileNodeLabels`: copy beta labels to their GA names when those are missing or differ. */
@@ -179,10 +223,13 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
       const node = lister.get(name);
       if (!node) {
         stuckAttempts.delete(name);
+        pendingAddresses.delete(name);
         return;
       }
       if (awaitingInitialization(node)) return initialize(node);
       stuckAttempts.delete(name);
+      const pending = pendingAddresses.get(name);
+      if (pending) await patchInitialAddresses(node, pending.metadata);
       return reconcileLabels(node);
     },
 
@@ -209,6 +256,7 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
 
     forget(name) {
       stuckAttempts.delete(name);
+      pendingAddresses.delete(name);
     },
   };
 }
