@@ -11,7 +11,7 @@ import * as v from "valibot";
 import { canonicalizeControllerList, validateControllerList } from "../controllers/names.ts";
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
 import { MAX_TIMER_MS } from "../kube/sleep.ts";
-import { formatDuration, parseDuration } from "./duration.ts";
+import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
 import { FLAGS, FLAGS_BY_NAME } from "./flags.ts";
 
 const got = (s: string) => `got "${s}"`;
