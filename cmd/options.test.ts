@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseArgv } from "./argv.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
+import { parseArgv } from "./argv.ts";
 import { buildOptions } from "./options.ts";
 
 const optionsFor = (...argv: string[]) => buildOptions(parseArgv(["--cloud-provider=fake", ...argv]).values);
