@@ -6,7 +6,9 @@ const setup = (max = 3) => {
   const cache = new ExpiringCache<string>(max, () => t);
   return {
     cache,
-    advance: (ms: number) => void (t += ms),
+    advance: (ms: number) => {
+      t += ms;
+    },
     keys: () => ["a", "b", "c", "d"].filter((k) => cache.get(k)),
   };
 };
