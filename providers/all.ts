@@ -2,6 +2,7 @@
  * Every provider of the tree, imported for their registration. The all-in-one executable and development runs
  * (`bun cmd/main.ts`) use this list; a test keeps it equal to the folders under providers/.
  */
+import "./composite/index.ts";
 import "./fake/index.ts";
 import "./metal/index.ts";
 import "./sandbox/index.ts";

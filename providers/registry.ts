@@ -26,6 +26,14 @@ export class ProviderRegistry {
     return this.#factories.has(name);
   }
 
+  /**
+   * The factory registered under `name`, or undefined. For providers built from other providers (the composite),
+   * which hand each part its own configuration instead of a file.
+   */
+  factory(name: string): ProviderFactory | undefined {
+    return this.#factories.get(name);
+  }
+
   /** Registered names, sorted. */
   names(): string[] {
     return [...this.#factories.keys()].sort();

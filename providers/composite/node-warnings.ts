@@ -1,0 +1,52 @@
+/**
+ * Warning events on Nodes the composite keeps instead of letting the framework delete or taint them (a part that
+ * cannot be reached, a Node no part owns). They go through the framework's recorder: never blocking, and a repeat
+ * within ten minutes counted on the event already written, so the lifecycle monitor asking every few seconds
+ * leaves one event. The log line is written once per distinct warning for the same reason.
+ */
+import { createEventRecorder, objectReference } from "../../controllers/runtime/events.ts";
+import { Resources } from "../../kube/client-types.ts";
+import type { Node } from "../../kube/objects.ts";
+import type { ProviderRuntime } from "../cloud.ts";
+
+export const NodeWarningReasons = {
+  /** The part that owns the Node (or that must be asked first) failed to answer. */
+  unavailable: "CloudProviderUnavailable",
+  /** No configured part owns the Node: its provider ID's scheme is no part's, or no part finds it by name. */
+  unowned: "CloudProviderUnknown",
+} as const;
+
+export type NodeWarningReason = (typeof NodeWarningReasons)[keyof typeof NodeWarningReasons];
+
+export interface NodeWarnings {
+  /** Queues a Warning event on `node`; never throws, never waits. */
+  warn(node: Node, reason: NodeWarningReason, message: string): void;
+}
+
+/** Until `initialize` gives the composite a Kubernetes client (unit tests, `doctor`): nothing is written. */
+export const silentNodeWarnings: NodeWarnings = { warn() {} };
+
+const MAX_REMEMBERED = 4096;
+
+export function createNodeWarnings(runtime: Pick<ProviderRuntime, "kube" | "logger" | "signal">): NodeWarnings {
+  const recorder = createEventRecorder({
+    client: runtime.kube,
+    component: "composite-cloud-provider",
+    logger: runtime.logger,
+    now: Date.now,
+  });
+  runtime.signal.addEventListener("abort", () => void recorder.stop(), { once: true });
+  const logged = new Set<string>();
+  return {
+    warn(node, reason, message) {
+      const name = node.metadata?.name ?? "";
+      const key = `${name}\n${reason}\n${message}`;
+      if (!logged.has(key)) {
+        if (logged.size >= MAX_REMEMBERED) logged.clear();
+        logged.add(key);
+        runtime.logger.warn(`Node ${name}: ${message}`);
+      }
+      recorder.event(objectReference(Resources.nodes, node), "Warning", reason, message);
+    },
+  };
+}
