@@ -1,24 +1,39 @@
 /**
  * The manager (spec c.5): Kubernetes client, metrics, health, serving, leader election, and the controllers,
- * started in order and stopped cleanly. `SIGTERM`/`SIGINT` (the signal) stop the controllers, release the lease
- * so a standby takes over within seconds, close the server, and resolve 0. Losing the lease, or an error that
- * means the controllers cannot run (`FatalError`, see term.ts), stops everything the same way (the lease is
- * released, not kept while nothing runs) and resolves 1, the last log line naming the cause.
+ * started in order and stopped cleanly. Every write of a term (its controllers', events', the provider's, on the
+ * Kubernetes API and on the cloud) goes through the term's write fence (runtime/term-fence.ts).
+ *
+ * `SIGTERM`/`SIGINT` (the signal) stop the term in this order: no new write may begin and the controllers stop
+ * taking work; the writes in flight run to their answers (bounded); only then is the lease released, so the
+ * standby's first write never overlaps ours; then the server closes and the manager resolves 0. An error that means
+ * the controllers cannot run (`FatalError`, see term.ts) stops everything the same way (the lease is released, not
+ * kept while nothing runs) and resolves 1, the last log line naming the cause. Losing the lease (another holder, or
+ * the renew deadline passed, e.g. after a pause) ends the term at once, aborting its writes, and resolves 1.
  */
+import type { ConsolaInstance } from "consola";
 import { type Clock, systemClock } from "../controllers/runtime/clock.ts";
 import { type HealthCheck, namedCheck } from "../controllers/runtime/healthz.ts";
 import { leaderIdentity, runLeaderElection } from "../controllers/runtime/leader-election.ts";
 import { type Serving, startServing } from "../controllers/runtime/serving.ts";
+import { createTermFence, type TermFence } from "../controllers/runtime/term-fence.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
 import { loadTransport } from "../kube/transport.ts";
+import type { WriteFence } from "../kube/write-fence.ts";
 import type { RunManager } from "./command.ts";
 import { FatalError, runTerm, type Starters, type TermHealth } from "./term.ts";
 
 export type { Starters } from "./term.ts";
 
-/** How long stopping may take before the manager gives up waiting for controllers. */
+/** How long stopping may take (controllers, then the writes in flight) before the manager gives up waiting. */
 const STOP_GRACE_MS = 10_000;
+
+/** One run of the controllers: its work signal's controller and its write fence. */
+interface RunningTerm {
+  readonly stop: AbortController;
+  readonly fence: TermFence;
+  readonly run: Promise<void>;
+}
 
 export function createRunManager(starters: Starters, clock: Clock = systemClock): RunManager {
   return async ({ options, provider, logger, signal, metrics: registry }) => {
@@ -28,7 +43,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     // controller cannot starve another.
     // Ends with the manager, however it ends: an exec credential plugin still running then is killed with it.
     const lifetime = new AbortController();
-    let clientFor: (user: string) => KubeClient;
+    let clientFor: (user: string, fence?: WriteFence) => KubeClient;
     try {
       const transport = loadTransport({
         kubeconfig: options.kubeconfig || undefined,
@@ -36,11 +51,12 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         env: process.env,
         signal: AbortSignal.any([signal, lifetime.signal]),
       });
-      clientFor = (user) =>
+      clientFor = (user, fence) =>
         createKubeClient(transport, {
           qps: options.kubeApiQps,
           burst: options.kubeApiBurst,
           userAgent: `cloud-controller-manager/${user}`,
+          fence,
         });
       logger.info(`Kubernetes API at ${transport.server} (from ${transport.source})`);
     } catch (err) {
@@ -58,7 +74,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       },
     });
     let serving: Serving | undefined;
-    const term = { run: undefined as Promise<void> | undefined };
+    let term: RunningTerm | undefined;
     const lost = new AbortController();
     // Aborted with the `FatalError` that means the controllers cannot run: the process exits 1 naming it.
     const fatal = new AbortController();
@@ -66,7 +82,23 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       if (!fatal.signal.aborted) fatal.abort(err);
     };
     const stop = AbortSignal.any([signal, lost.signal, fatal.signal]);
-    const base = { options, provider, logger, client, clientFor, registry, clock, starters, health, onFatal };
+    const base = { options, provider, logger, client, registry, clock, starters, health, onFatal };
+    /** Without leader election the term has no `leading` signal: it ends only by being stopped. */
+    const startTerm = (leading: AbortSignal | undefined, over: () => string | undefined): RunningTerm => {
+      const fence = createTermFence({ over, sleep: clock.sleep });
+      const termStop = new AbortController();
+      // Leadership lost: no write of this term may land any more, in flight or not.
+      leading?.addEventListener("abort", () => fence.end(over() ?? "the leadership term is over"), { once: true });
+      const run = runTerm({
+        ...base,
+        clientFor: (user) => clientFor(user, fence),
+        fence,
+        signal: leading ? AbortSignal.any([leading, termStop.signal]) : termStop.signal,
+      });
+      return { stop: termStop, fence, run };
+    };
+    // Aborted once the term's writes are done: only then may the lease go to a standby.
+    const electionStop = new AbortController();
 
     let election: ReturnType<typeof runLeaderElection> | undefined;
     if (options.leaderElection.enabled) {
@@ -82,12 +114,12 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         now: clock.now,
         sleep: clock.sleep,
         logger: logger.withTag("leader-election"),
-        // A fatal error ends the election too: the lease is handed back, not kept while nothing runs.
-        signal: AbortSignal.any([signal, fatal.signal]),
+        // Stopping for any cause but a lost lease hands it back, not kept while nothing runs.
+        signal: electionStop.signal,
         releaseOnCancel: true,
-        onStartedLeading: (leading) => {
+        onStartedLeading: (leading, over) => {
           logger.info("became leader; starting controllers");
-          term.run = runTerm({ ...base, signal: leading });
+          term = startTerm(leading, over);
         },
         onStoppedLeading: (reason) => {
           if (reason === "lost") {
@@ -98,7 +130,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       });
       checks.push(namedCheck("leaderElection", election.healthy, "failed election to renew leadership"));
     } else {
-      term.run = runTerm({ ...base, signal });
+      term = startTerm(undefined, () => undefined);
     }
 
     if (options.serving.securePort > 0) {
@@ -130,9 +162,10 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     }
 
     await waitAborted(stop);
-    await withDeadline(term.run ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
-      logger.warn(`controllers did not stop within ${STOP_GRACE_MS / 1000}s; exiting anyway`),
-    );
+    const drained = term ? await stopTerm(term, clock, logger) : true;
+    if (drained) electionStop.abort();
+    else
+      logger.warn("not releasing the leader lease while writes may still land; a standby takes over when it expires");
     await withDeadline(election?.done ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
       logger.warn("the leader lease could not be released in time"),
     );
@@ -147,6 +180,23 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     logger.info("stopped");
     return 0;
   };
+}
+
+/**
+ * No new write, stop taking work, then wait (within `STOP_GRACE_MS` in all) for the controllers and for every write
+ * in flight. False when writes were still running at the deadline (they are then aborted, but may yet land).
+ */
+async function stopTerm(term: RunningTerm, clock: Clock, logger: ConsolaInstance): Promise<boolean> {
+  const deadline = clock.now() + STOP_GRACE_MS;
+  term.fence.close("the manager is stopping");
+  term.stop.abort();
+  await withDeadline(term.run, STOP_GRACE_MS, clock, () =>
+    logger.warn(`controllers did not stop within ${STOP_GRACE_MS / 1000}s; exiting anyway`),
+  );
+  const inFlight = term.fence.inFlight();
+  if (await term.fence.drain(Math.max(0, deadline - clock.now()))) return true;
+  logger.warn(`${inFlight} write(s) still in flight ${STOP_GRACE_MS / 1000}s after stopping began`);
+  return false;
 }
 
 function waitAborted(signal: AbortSignal): Promise<void> {

@@ -18,6 +18,7 @@ import { controllerMetrics } from "../controllers/runtime/metrics.ts";
 import { createProviderRuntime } from "../controllers/runtime/provider-informers.ts";
 import type { KubeClient } from "../kube/client-types.ts";
 import { createInformerFactory, type InformerFactory } from "../kube/informer-factory.ts";
+import type { WriteFence } from "../kube/write-fence.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { quietAfterAbort } from "./logger.ts";
 import type { Options } from "./options.ts";
@@ -54,6 +55,8 @@ export interface TermInput {
   readonly starters: Starters;
   readonly health: TermHealth;
   readonly signal: AbortSignal;
+  /** The term's write fence; `clientFor` already builds clients that go through it. */
+  readonly fence?: WriteFence | undefined;
   /** Called once, at the first fatal error, before the term stops what it started. */
   readonly onFatal: (err: FatalError) => void;
 }
@@ -193,6 +196,7 @@ async function startControllers(
       logger: quietAfterAbort(logger.withTag(name), signal),
       options: controllerOptions(t.options),
       signal,
+      fence: t.fence,
     };
     try {
       const result = await t.starters[name](ctx);

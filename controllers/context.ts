@@ -7,6 +7,7 @@ import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import type { KubeClient } from "../kube/client-types.ts";
 import type { InformerFactory } from "../kube/informer-factory.ts";
+import type { WriteFence } from "../kube/write-fence.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import type { ControllerName } from "./names.ts";
 import type { Clock } from "./runtime/clock.ts";
@@ -48,6 +49,11 @@ export interface ControllerContext {
   readonly options: ControllerOptions;
   /** Aborts when the manager stops or loses leadership; the runner must then stop promptly. */
   readonly signal: AbortSignal;
+  /**
+   * The term's write fence (kube/write-fence.ts). `client` already goes through it; pass it on in the
+   * `CallContext` of every provider call that changes the cloud. The manager always sets it; tests may not.
+   */
+  readonly fence?: WriteFence | undefined;
 }
 
 export type StartResult =

@@ -19,6 +19,7 @@ import { createTokenBucket } from "./rate-limiter.ts";
 import type { Now, Sleep } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
 import { watchStream } from "./watch.ts";
+import type { WriteFence } from "./write-fence.ts";
 
 export interface KubeClientOptions {
   /** Sustained requests per second (upstream `--kube-api-qps`); 0 or less disables client-side limiting. */
@@ -30,6 +31,8 @@ export interface KubeClientOptions {
   readonly requestTimeoutMs?: number;
   readonly now?: Now;
   readonly sleep?: Sleep;
+  /** Every create, update, patch and delete asks it first (write-fence.ts); absent ⇒ writes are not fenced. */
+  readonly fence?: WriteFence | undefined;
 }
 
 export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
@@ -81,6 +84,7 @@ export function createKubeClient(transport: Transport, opts: KubeClientOptions):
     limiter,
     now,
     requestTimeoutMs: opts.requestTimeoutMs ?? 60_000,
+    fence: opts.fence,
   });
   const call = async <T>(req: HttpRequest): Promise<T> => http.json<T>(req, await http.send(req));
   // List items and some watch servers omit kind/apiVersion; fill them so cached objects are self-describing.

@@ -9,6 +9,7 @@ import type { Status } from "./objects.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { Now } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
+import { type FencedWrite, isWriteMethod, type WriteFence } from "./write-fence.ts";
 
 /** `KubeApiError.reason` values for failures that never got an answer (status 0). */
 export const ClientReason = {
@@ -62,13 +63,17 @@ export interface RequesterOptions {
   readonly now: Now;
   /** Client-side timeout of a non-streaming request, body included. */
   readonly requestTimeoutMs: number;
+  /** Asked right before each write goes on the wire (write-fence.ts); absent ⇒ writes are not fenced. */
+  readonly fence?: WriteFence | undefined;
 }
 
 export function createRequester(transport: Transport, opts: RequesterOptions): Requester {
-  const signalFor = (req: HttpRequest): AbortSignal | undefined => {
-    if (req.stream || !(opts.requestTimeoutMs > 0)) return req.signal;
+  /** A fenced write listens to its fence instead of the caller (write-fence.ts: once sent it runs to its answer). */
+  const signalFor = (req: HttpRequest, write: FencedWrite | undefined): AbortSignal | undefined => {
+    const own = write ? write.signal : req.signal;
+    if (req.stream || !(opts.requestTimeoutMs > 0)) return own;
     const timeout = AbortSignal.timeout(opts.requestTimeoutMs);
-    return req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    return own ? AbortSignal.any([own, timeout]) : timeout;
   };
   const fail = (req: HttpRequest, url: string, err: unknown): never => {
     if (req.signal?.aborted) throw req.signal.reason;
@@ -110,7 +115,9 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
         body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
         headers["Content-Type"] = req.contentType ?? "application/json";
       }
-      const signal = signalFor(req);
+      // Synchronous from here to `fetch`: nothing may run between the fence's check and the request leaving.
+      const write = opts.fence && isWriteMethod(req.method) ? opts.fence.enter(`${req.method} ${req.path}`) : undefined;
+      const signal = signalFor(req, write);
       let res: Response;
       try {
         res = await fetch(url, {
@@ -123,7 +130,10 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
           redirect: "manual",
         });
       } catch (err) {
+        if (write?.signal.aborted) throw write.signal.reason;
         return fail(req, url, err);
+      } finally {
+        write?.end();
       }
       if (res.ok) return res;
       if (res.status === 401) transport.unauthorized();

@@ -19,10 +19,17 @@ import type { Registry } from "prom-client";
 import type { KubeClient } from "../kube/client-types.ts";
 import type { Informer } from "../kube/informer.ts";
 import type { ConfigMap, LoadBalancerStatus, Node, NodeAddress, Secret, Service } from "../kube/objects.ts";
+import type { WriteFence } from "../kube/write-fence.ts";
 
 /** What every call receives besides its own arguments. */
 export interface CallContext {
   readonly signal: AbortSignal;
+  /**
+   * The leadership term's write fence (kube/write-fence.ts): ask `enter` synchronously right before each request
+   * that changes the cloud, and send it with the returned signal. The cloud-API kit does both. Absent outside a
+   * term (`doctor`, tests).
+   */
+  readonly fence?: WriteFence | undefined;
 }
 
 /** The cloud provider: a name, a few switches, and optional capabilities. */

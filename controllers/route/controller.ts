@@ -90,6 +90,7 @@ function syncDeps(
     clusterName: ctx.options.clusterName,
     clusterCIDRs,
     signal,
+    fence: ctx.fence,
     logger: ctx.logger,
     now: clock.now,
     listNodes: () => nodes.list(),

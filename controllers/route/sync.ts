@@ -5,8 +5,9 @@
  */
 import type { ConsolaInstance } from "consola";
 import type { Node, NodeCondition, ObjectReference } from "../../kube/objects.ts";
+import type { WriteFence } from "../../kube/write-fence.ts";
 import type { Cidr } from "../../net/cidr.ts";
-import type { Route, Routes } from "../../providers/cloud.ts";
+import type { CallContext, Route, Routes } from "../../providers/cloud.ts";
 import { wrapError } from "../../providers/errors.ts";
 import {
   failedToCreateRouteEvent,
@@ -28,6 +29,8 @@ export interface RouteSyncDeps {
   /** From `parseClusterCIDRs`; at least one. */
   readonly clusterCIDRs: readonly Cidr[];
   readonly signal: AbortSignal;
+  /** The term's write fence, passed to every route call (`CallContext.fence`). */
+  readonly fence?: WriteFence | undefined;
   readonly logger: ConsolaInstance;
   /** Milliseconds since the epoch; used for condition times and the elapsed time in failure events. */
   readonly now: () => number;
@@ -101,7 +104,7 @@ export async function reconcileRoutes(
   routes: readonly Route[],
 ): Promise<RouteSyncResult> {
   const { logger } = deps;
-  const ctx = { signal: deps.signal };
+  const ctx: CallContext = { signal: deps.signal, fence: deps.fence };
   const plan = planRoutes(nodes, routes, deps.clusterCIDRs);
   const slot = semaphore(deps.maxConcurrentOperations ?? MAX_CONCURRENT_ROUTE_OPERATIONS);
   const deleted: Route[] = [];

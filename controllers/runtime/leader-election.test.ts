@@ -16,6 +16,7 @@ interface Candidate {
   readonly cancel: AbortController;
   readonly events: string[];
   leadingSignal: AbortSignal | undefined;
+  over: (() => string | undefined) | undefined;
 }
 
 const setup = () => {
@@ -31,6 +32,7 @@ const setup = () => {
       cancel,
       events,
       leadingSignal: undefined,
+      over: undefined,
       election: runLeaderElection({
         client,
         identity: id,
@@ -39,8 +41,9 @@ const setup = () => {
         random: () => 0,
         logger: captureLogger().logger,
         signal: cancel.signal,
-        onStartedLeading: (signal) => {
+        onStartedLeading: (signal, over) => {
           candidate.leadingSignal = signal;
+          candidate.over = over;
           events.push(`started@${elapsed()}`);
         },
         onStoppedLeading: (reason: StopReason) => events.push(`stopped:${reason}@${elapsed()}`),
@@ -157,6 +160,51 @@ describe("leader election", () => {
     expect(elapsed()).toBeLessThan(2000 + 15_000);
     expect(a.leadingSignal?.aborted).toBeTrue();
     await a.election.done;
+  });
+
+  test("a read that shows another holder ends leadership at once, and the Lease is left to that holder", async () => {
+    const { clock, client, start, elapsed, lease } = setup();
+    const a = start("a");
+    await clock.advance(0);
+    const current = lease();
+    if (!current) throw new Error("no lease");
+    const spec = { ...current.spec, holderIdentity: "x", leaseDurationSeconds: 3600 };
+    await client.update<Lease>(Resources.leases, { ...current, spec }, { namespace: "kube-system" });
+    await clock.advance(2000); // the next renewal round reads the Lease
+    expect(a.events).toContain("stopped:lost@2000");
+    expect(elapsed()).toBe(2000);
+    expect(a.over?.()).toBe("the lease is held by x");
+    await a.election.done;
+    expect(lease()?.spec?.holderIdentity).toBe("x");
+  });
+
+  test("a term's write check ends leadership on the wall clock once the renew deadline has passed since the last renewal, with no timer run (a resumed pause)", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const events: string[] = [];
+    let over: (() => string | undefined) | undefined;
+    let leading: AbortSignal | undefined;
+    const election = runLeaderElection({
+      client: new MemoryKubeClient(),
+      identity: "a",
+      now: () => now,
+      sleep: () => new Promise(() => {}), // paused: no timer of the election ever fires
+      logger: captureLogger().logger,
+      signal: new AbortController().signal,
+      onStartedLeading: (signal, check) => {
+        leading = signal;
+        over = check;
+      },
+      onStoppedLeading: (reason) => events.push(reason),
+    });
+    while (!over) await new Promise((r) => setImmediate(r));
+    now += 10_000;
+    expect(over()).toBeUndefined();
+    expect(election.isLeader()).toBeTrue();
+    now += 11_000;
+    expect(over()).toBe("not renewed for 21.0s, past the renew deadline of 10s (was the process paused?)");
+    expect(election.isLeader()).toBeFalse();
+    expect(leading?.aborted).toBeTrue();
+    expect(events).toEqual(["lost"]);
   });
 
   test("a hanging renewal request counts as failed at the deadline", async () => {

@@ -4,9 +4,12 @@
  * - Acquire when the lease is absent, held by us, has no holder, or has expired. Expiry is judged by OUR clock:
  *   we remember when we last saw the lease record change and add the record's `leaseDurationSeconds` to that,
  *   so skew between machines does not matter.
- * - While leading, renew every retry period. A renewal round that has not succeeded within the renew deadline
- *   ends leadership at once (leading signal aborted, `onStoppedLeading("lost")`): with the defaults (15s/10s/2s)
- *   that is before our last renewal expires for anyone else, so two leaders never overlap.
+ * - While leading, renew every retry period. Leadership ends at once (leading signal aborted,
+ *   `onStoppedLeading("lost")`) when the renew deadline, counted on the wall clock from the start of the last
+ *   successful write of the Lease, passes without a renewal, or when a read shows another holder. With the defaults
+ *   (15s/10s/2s) that is before our last renewal expires for anyone else, so two leaders never overlap.
+ * - A term's writes ask `over()` synchronously (term-fence.ts), so a process resumed after a pause (SIGSTOP, a
+ *   stalled VM) past its deadline ends its term at its first write, before any timer of ours could run.
  * - `release()` writes the lease with an empty holder and a 1s duration, so a standby takes over at its next retry.
  * - Writes use the lease's resourceVersion: a concurrent writer makes ours fail with a conflict, never both win.
  *
@@ -45,8 +48,12 @@ export interface LeaderElectionOptions {
   /** Aborting ends the election; a leader steps down with `"cancelled"` (and releases if `releaseOnCancel`). */
   readonly signal: AbortSignal;
   readonly releaseOnCancel?: boolean;
-  /** Called once leadership is won; `leadingSignal` aborts when it ends. A rejection is logged. */
-  readonly onStartedLeading: (leadingSignal: AbortSignal) => void | Promise<void>;
+  /**
+   * Called once leadership is won; `leadingSignal` aborts when it ends. `over()` says why the term is over, or
+   * `undefined` while it holds: synchronous, on `now()`, and it ends the term when the deadline has passed. A
+   * rejection is logged.
+   */
+  readonly onStartedLeading: (leadingSignal: AbortSignal, over: () => string | undefined) => void | Promise<void>;
   /** Called once when leadership ends (only if it was won). */
   readonly onStoppedLeading: (reason: StopReason) => void;
   /** Called when the observed holder changes (ourselves included). */
@@ -106,8 +113,11 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
   let observedAt = 0;
   let observedHolder: string | undefined;
   let leading: AbortController | undefined;
+  /** When the last successful write of the Lease (acquire or renew) started. */
   let lastRenewAt = 0;
   let stopped = false;
+  /** Why this candidate's leadership was lost, once it was. */
+  let lostBecause: string | undefined;
 
   const observe = (current: Lease, at: number) => {
     lease = current;
@@ -117,6 +127,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
       observedAt = at;
     }
     const holder = current.spec?.holderIdentity || undefined;
+    if (holder && holder !== identity && leading) lose(`the lease is held by ${holder}`);
     if (holder !== observedHolder) {
       observedHolder = holder;
       if (holder) {
@@ -153,6 +164,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
           spec,
         };
         observe(await client.create<Lease>(ref, body, { namespace, signal: requestSignal }), at);
+        lastRenewAt = at;
         return true;
       } catch (createErr) {
         // Two candidates starting together both find no Lease; the one that loses the create just stands by.
@@ -185,6 +197,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
         ),
         at,
       );
+      lastRenewAt = at;
       return true;
     } catch (err) {
       logger.error(`Failed to update lock: ${(err as Error).message}`);
@@ -226,13 +239,32 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
     }
   };
 
+  /** Leadership is gone for good: stop renewing (the Lease is not ours to write) and end the term now. */
+  function lose(reason: string): void {
+    if (!leading || stopped) return;
+    lostBecause = reason;
+    logger.error(`leadership lost: ${reason}; stopping before any further write`);
+    loop.abort();
+    stepDown("lost");
+  }
+
+  const over = (): string | undefined => {
+    if (leading && !stopped) {
+      const since = now() - lastRenewAt;
+      if (since <= renewMs) return undefined;
+      lose(
+        `not renewed for ${(since / 1000).toFixed(1)}s, past the renew deadline of ${renewMs / 1000}s (was the process paused?)`,
+      );
+    }
+    return lostBecause ?? "the leadership term is over";
+  };
+
   const startLeading = () => {
     leading = new AbortController();
-    lastRenewAt = now();
     logger.info(`successfully acquired lease ${desc}`);
     const leadingSignal = leading.signal;
     Promise.resolve()
-      .then(() => options.onStartedLeading(leadingSignal))
+      .then(() => options.onStartedLeading(leadingSignal, over))
       .catch((err: unknown) => logger.error(`onStartedLeading failed: ${(err as Error).message}`));
   };
 
@@ -241,7 +273,8 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
     for (;;) {
       await sleep(retryMs, loop.signal);
       if (loop.signal.aborted) return true;
-      const roundEnd = now() + renewMs;
+      // The deadline counts from the last renewal, not from this round: after a pause it has already passed.
+      const roundEnd = lastRenewAt + renewMs;
       let renewed = false;
       while (!renewed && !loop.signal.aborted && now() < roundEnd) {
         renewed = await attemptWithin(roundEnd - now());
@@ -249,7 +282,6 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
       }
       if (loop.signal.aborted) return true;
       if (!renewed) return false;
-      lastRenewAt = now();
     }
   };
 
@@ -281,6 +313,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
     startLeading();
     if (!(await renewWhileLeading())) {
       logger.info(`failed to renew lease ${desc}: timed out waiting for the condition`);
+      lostBecause = `failed to renew lease ${desc} within the renew deadline of ${renewMs / 1000}s`;
       stepDown("lost");
     }
   };

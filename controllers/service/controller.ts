@@ -126,6 +126,7 @@ function syncDeps(
     loadBalancer,
     clusterName: ctx.options.clusterName,
     signal: ctx.signal,
+    fence: ctx.fence,
     logger: ctx.logger,
     cache: new ServiceCache(),
     getService: (namespace, name) => services.get(namespace ? `${namespace}/${name}` : name),

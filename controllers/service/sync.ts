@@ -7,6 +7,7 @@
 import type { ConsolaInstance } from "consola";
 import { isNotFound } from "../../kube/client-types.ts";
 import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
+import type { WriteFence } from "../../kube/write-fence.ts";
 import type { CallContext, LoadBalancer } from "../../providers/cloud.ts";
 import { ImplementedElsewhereError, isError } from "../../providers/errors.ts";
 import { servesClass } from "../../providers/load-balancer-classes.ts";
@@ -43,6 +44,8 @@ export interface ServiceSyncDeps {
   /** `--cluster-name`. */
   readonly clusterName: string;
   readonly signal: AbortSignal;
+  /** The term's write fence, passed to every load-balancer call (`CallContext.fence`). */
+  readonly fence?: WriteFence | undefined;
   readonly logger: ConsolaInstance;
   readonly cache: ServiceCache;
   /** The Service from the lister, `undefined` when absent. Throwing means a lister failure (logged, returned). */
@@ -61,7 +64,7 @@ export interface ServiceSyncDeps {
   readonly metrics?: ServiceSyncMetrics;
 }
 
-const ctxOf = (deps: ServiceSyncDeps): CallContext => ({ signal: deps.signal });
+const ctxOf = (deps: ServiceSyncDeps): CallContext => ({ signal: deps.signal, fence: deps.fence });
 
 /**
  * Upstream `syncService(key)`. Resolves on success; rejects with the error the worker classifies

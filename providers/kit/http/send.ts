@@ -2,6 +2,7 @@
  * One attempt of a cloud call: the request on the wire with its own timeout, and the whole answer read, or the way
  * it failed. No retrying and no error answers interpreted here (client.ts does both).
  */
+import { isWriteMethod } from "../../../kube/write-fence.ts";
 import type { CallContext } from "../../cloud.ts";
 import { attemptsSuffix, redact } from "./errors.ts";
 import type { AttemptResult } from "./retry-policy.ts";
@@ -35,15 +36,19 @@ export type Attempt =
 
 export async function send(input: SendInput): Promise<Attempt> {
   const timeout = AbortSignal.timeout(input.timeoutMs);
+  // Synchronous from the fence's check to `fetch` (kube/write-fence.ts); a refusal is thrown, never retried.
+  const write = isWriteMethod(input.method) ? input.ctx.fence?.enter(`${input.op}: ${input.method}`) : undefined;
   try {
     const response = await input.fetch(input.url, {
       method: input.method,
       headers: input.headers,
       ...(input.body !== undefined && { body: input.body }),
-      signal: AbortSignal.any([input.ctx.signal, timeout]),
+      // A write once sent runs to its answer even when the caller stops waiting: aborting would not unsend it.
+      signal: AbortSignal.any([write?.signal ?? input.ctx.signal, timeout]),
     });
     return { kind: "answer", response, text: await response.text() };
   } catch (err) {
+    if (write?.signal.aborted) throw write.signal.reason;
     const aborted = input.ctx.signal.aborted;
     const timedOut = timeout.aborted && !aborted;
     const what = timedOut
@@ -56,6 +61,8 @@ export async function send(input: SendInput): Promise<Attempt> {
       aborted,
       error: (attempts) => new Error(`${message}${attemptsSuffix(attempts)}`, { cause: err }),
     };
+  } finally {
+    write?.end();
   }
 }
 

@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import { TermOverError } from "../../kube/write-fence.ts";
+import { createTermFence } from "./term-fence.ts";
+import { FakeClock } from "./testing/fake-clock.ts";
+
+const setup = (over: () => string | undefined = () => undefined) => {
+  const clock = new FakeClock();
+  return { clock, fence: createTermFence({ over, sleep: clock.sleep }) };
+};
+
+describe("term fence", () => {
+  const refusals: { name: string; act: (f: ReturnType<typeof setup>["fence"]) => void; reason: string }[] = [
+    { name: "once close() named a reason", act: (f) => f.close("stopping"), reason: "stopping" },
+    { name: "once end() named a reason", act: (f) => f.end("lost"), reason: "lost" },
+  ];
+  for (const { name, act, reason } of refusals) {
+    test(`refuses a new write ${name}, naming the write and the reason`, () => {
+      const { fence } = setup();
+      act(fence);
+      expect(() => fence.enter("PUT /x")).toThrow(new TermOverError(`PUT /x refused: ${reason}`));
+      expect(fence.inFlight()).toBe(0);
+    });
+  }
+
+  test("refuses when over() names a reason, and ends the term: writes in flight are aborted with it", () => {
+    let reason: string | undefined;
+    const { fence } = setup(() => reason);
+    const first = fence.enter("POST /a");
+    reason = "deadline passed";
+    expect(() => fence.enter("POST /b")).toThrow("POST /b refused: deadline passed");
+    expect(first.signal.aborted).toBeTrue();
+    expect(first.signal.reason).toBeInstanceOf(TermOverError);
+    reason = undefined; // the first refusal is for good
+    expect(() => fence.enter("POST /c")).toThrow("POST /c refused: deadline passed");
+  });
+
+  test("close() lets writes in flight run on and drain() resolves true when the last one ends", async () => {
+    const { fence } = setup();
+    const a = fence.enter("PUT /a");
+    const b = fence.enter("PUT /b");
+    fence.close("stopping");
+    expect(a.signal.aborted).toBeFalse();
+    const drained = fence.drain(10_000);
+    a.end();
+    a.end(); // ending twice counts once
+    expect(fence.inFlight()).toBe(1);
+    b.end();
+    expect(await drained).toBeTrue();
+    expect(fence.inFlight()).toBe(0);
+  });
+
+  test("drain() gives up after its bound, false, and aborts the writes still in flight", async () => {
+    const { clock, fence } = setup();
+    const a = fence.enter("PUT /a");
+    fence.close("stopping");
+    const drained = fence.drain(5_000);
+    await clock.advance(5_000);
+    expect(await drained).toBeFalse();
+    expect(a.signal.aborted).toBeTrue();
+  });
+
+  test("drain() with nothing in flight resolves true at once", async () => {
+    expect(await setup().fence.drain(0)).toBeTrue();
+  });
+});
