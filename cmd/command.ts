@@ -10,6 +10,7 @@ import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import { createMetricsRegistry } from "../controllers/runtime/metrics.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
+import { compositeProviderName } from "../providers/composite/parts.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import { parseArgv } from "./argv.ts";
 import { renderHelp } from "./help.ts";
@@ -101,7 +102,10 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
         | undefined;
       return { name, description: String(meta?.description ?? "") };
     });
-    stdout(`${renderHelp({ binaryName: input.binaryName, presetProvider: input.presetProvider, subcommands })}\n`);
+    const providers = input.registry.names();
+    stdout(
+      `${renderHelp({ binaryName: input.binaryName, presetProvider: input.presetProvider, providers, subcommands })}\n`,
+    );
     return 0;
   }
   const version = parsed.values.get("version");
@@ -116,13 +120,9 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     errors.push(`"${input.binaryName}" does not take any arguments, got [${parsed.positionals.join(" ")}]`);
   }
   if (input.presetProvider) {
-    const asked = values.get("cloud-provider");
-    if (asked !== undefined && asked !== input.presetProvider) {
-      errors.push(
-        `--cloud-provider=${asked}: this executable is built for --cloud-provider=${input.presetProvider}; use the all-in-one cloud-controller-manager for other providers`,
-      );
-    }
-    values.set("cloud-provider", input.presetProvider);
+    const choice = presetChoice(input.presetProvider, values.get("cloud-provider"), input.registry);
+    if (choice.error) errors.push(choice.error);
+    values.set("cloud-provider", choice.name);
   }
   const built = buildOptions(values);
   if (!built.ok) errors.push(...built.errors);
@@ -165,6 +165,24 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     logger.warn("detected a cluster without a ClusterID; a ClusterID will be required in the future");
   }
   return input.runManager({ options, provider, logger, signal: input.signal, metrics });
+}
+
+/**
+ * `--cloud-provider` in a per-provider executable: its own provider by default, or the composite, which composes it
+ * with the other providers built in (metal); any other name is refused.
+ */
+export function presetChoice(
+  preset: string,
+  asked: string | undefined,
+  registry: Pick<ProviderRegistry, "has">,
+): { name: string; error?: string } {
+  const composite = registry.has(compositeProviderName) ? compositeProviderName : undefined;
+  if (asked === undefined || asked === preset || asked === composite) return { name: asked ?? preset };
+  const or = composite ? ` (or --cloud-provider=${composite} to compose it with the providers built in)` : "";
+  return {
+    name: preset,
+    error: `--cloud-provider=${asked}: this executable is built for --cloud-provider=${preset}${or}; use the all-in-one cloud-controller-manager for other providers`,
+  };
 }
 
 function formatErrors(binaryName: string, errors: readonly string[]): string {

@@ -1,8 +1,9 @@
 /**
  * `cloud-controller-manager doctor [same flags as a run]`: explains a stuck cluster. It checks, in order, that the
  * Kubernetes API answers and accepts the credentials, that the RBAC the enabled controllers need is granted
- * (SelfSubjectAccessReview), that the provider's configuration and credentials work (a cheap read), and lists
- * every node still carrying the uninitialized taint with the reason the provider gives. Exit 1 when anything is
+ * (SelfSubjectAccessReview), that the provider's configuration and credentials work (a cheap read; for the composite,
+ * each of its providers on its own line), and lists every node still carrying the uninitialized taint with the reason
+ * the provider gives (and, for the composite, which of its providers the node belongs to). Exit 1 when anything is
  * wrong; every finding says what to do.
  */
 import { defineCommand } from "citty";
@@ -16,8 +17,9 @@ import type { KubeObject, Node } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
+import { isCompositeProvider } from "../providers/composite/provider.ts";
 import { parseArgv } from "./argv.ts";
-import type { Subcommand, SubcommandEnv } from "./command.ts";
+import { presetChoice, type Subcommand, type SubcommandEnv } from "./command.ts";
 import { buildOptions, type Options } from "./options.ts";
 
 type Print = (line: string) => void;
@@ -37,9 +39,12 @@ export const doctorCommand: Subcommand = (env) =>
 export async function runDoctor(env: SubcommandEnv, argv: readonly string[], print: Print): Promise<number> {
   const parsed = parseArgv(argv);
   const values = new Map(parsed.values);
-  if (env.presetProvider) values.set("cloud-provider", env.presetProvider);
+  const preset = env.presetProvider
+    ? presetChoice(env.presetProvider, values.get("cloud-provider"), env.registry)
+    : undefined;
+  if (preset) values.set("cloud-provider", preset.name);
   const built = buildOptions(values);
-  const errors = [...parsed.errors, ...(built.ok ? [] : built.errors)];
+  const errors = [...parsed.errors, ...(preset?.error ? [preset.error] : []), ...(built.ok ? [] : built.errors)];
   if (errors.length > 0 || !built.ok) {
     print(`${BAD} flags: ${errors.join("; ")}`);
     return 1;
@@ -50,8 +55,8 @@ export async function runDoctor(env: SubcommandEnv, argv: readonly string[], pri
   const client = await checkApi(o, print);
   if (!client) return 1;
   if (!(await checkRbac(client, o, print))) failed = true;
-  const provider = await checkProvider(env, o, print);
-  if (!provider) failed = true;
+  const { provider, ok } = await checkProvider(env, o, print);
+  if (!ok) failed = true;
   if (!(await checkNodes(client, provider, print))) failed = true;
   print(
     failed ? "doctor found problems; fix them from the top, the first one often causes the rest." : "all checks passed",
@@ -141,27 +146,47 @@ async function checkRbac(client: KubeClient, o: Options, print: Print): Promise<
   return false;
 }
 
-async function checkProvider(env: SubcommandEnv, o: Options, print: Print): Promise<CloudProvider | undefined> {
+/**
+ * The provider, and whether its checks passed. A composite with one failing part is still returned: the nodes of
+ * its other parts can be explained.
+ */
+async function checkProvider(
+  env: SubcommandEnv,
+  o: Options,
+  print: Print,
+): Promise<{ provider?: CloudProvider; ok: boolean }> {
   let provider: CloudProvider;
   try {
     provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined);
   } catch (err) {
     print(`${BAD} cloud provider "${o.cloudProvider}": ${(err as Error).message}`);
     print("     fix: correct --cloud-config as the message says");
-    return undefined;
+    return { ok: false };
   }
+  if (isCompositeProvider(provider)) {
+    const checked = await Promise.all(
+      provider.parts.map((p) => checkAccess(p.provider, `provider "${p.name}" (composite part)`, print)),
+    );
+    return { provider, ok: checked.every(Boolean) };
+  }
+  const ok = await checkAccess(provider, `cloud provider "${o.cloudProvider}"`, print);
+  return ok ? { provider, ok } : { ok };
+}
+
+/** One provider's credential check, printed under `label`; a composite has each part checked on its own line. */
+async function checkAccess(provider: CloudProvider, label: string, print: Print): Promise<boolean> {
   if (!provider.verifyAccess) {
-    print(`${NOTE} cloud provider "${o.cloudProvider}" offers no credential check; its configuration parsed`);
-    return provider;
+    print(`${NOTE} ${label} offers no credential check; its configuration parsed`);
+    return true;
   }
   try {
     await provider.verifyAccess({ signal: AbortSignal.timeout(15_000) });
-    print(`${OK} cloud provider "${o.cloudProvider}": configuration and credentials work`);
-    return provider;
+    print(`${OK} ${label}: configuration and credentials work`);
+    return true;
   } catch (err) {
-    print(`${BAD} cloud provider "${o.cloudProvider}": ${(err as Error).message}`);
+    print(`${BAD} ${label}: ${(err as Error).message}`);
     print("     fix: check the cloud API address and the credentials in --cloud-config (or its token file / env)");
-    return undefined;
+    return false;
   }
 }
 
@@ -179,7 +204,10 @@ async function checkNodes(client: KubeClient, provider: CloudProvider | undefine
     return true;
   }
   print(`${BAD} nodes: ${stuck.length} of ${nodes.length} still carry ${Taints.uninitialized}:`);
-  for (const node of stuck) print(`       - ${node.metadata?.name}: ${await stuckReason(provider, node)}`);
+  for (const node of stuck) {
+    print(`       - ${node.metadata?.name}: ${await stuckReason(provider, node)}`);
+    if (provider && isCompositeProvider(provider)) print(`         belongs to ${provider.ownerOf(node)}`);
+  }
   return false;
 }
 

@@ -1,12 +1,14 @@
 /**
  * `bun run build`: one self-contained executable per shippable provider and the all-in-one, per target.
  *
- *   dist/<provider>-cloud-controller-manager-<os>-<arch>
+ *   dist/<provider>-cloud-controller-manager-<os>-<arch>   (its provider, plus metal and the composite to compose with)
  *   dist/cloud-controller-manager-<os>-<arch>          (all providers, `--cloud-provider`, the `sandbox` command)
  *   dist/SHA256SUMS
  *
  * Providers are discovered from `providers/<name>/index.ts`; a provider opts out of shipping with
- * `export const shippable = false`. Entries are generated into build/entries/ (nothing else to edit when a
+ * `export const shippable = false`, into every per-provider executable with `export const inEveryExecutable = true`
+ * (metal, which the composite can add to any cloud), and out of an executable of its own while in all others with
+ * `export const composesOthers = true` (the composite). Entries are generated into build/entries/ (nothing else to edit when a
  * provider is added). Cross-compiling needs Bun's runtime for the target: it is taken from the npm registry as
  * the `@oven/bun-<os>-<arch>` package (`npm pack`, which checks the registry's integrity hash) at exactly this
  * Bun's version, cached in .cache/bun-runtimes/.
@@ -32,9 +34,16 @@ type Target = keyof typeof TARGETS;
 export interface ProviderInfo {
   readonly name: string;
   readonly shippable: boolean;
+  /**
+   * `export const composesOthers = true`: built from the other providers of its executable (the composite). It is
+   * in every executable and has none of its own. Set only when true.
+   */
+  readonly composesOthers?: true;
+  /** `export const inEveryExecutable = true`: also in every per-provider executable, to compose with. Set only when true. */
+  readonly inEveryExecutable?: true;
 }
 
-/** Every provider folder with an `index.ts`, and whether it ships. */
+/** Every provider folder with an `index.ts`, whether it ships, and how it is bundled. */
 export async function discoverProviders(root = ROOT): Promise<ProviderInfo[]> {
   const dir = join(root, "providers");
   const out: ProviderInfo[] = [];
@@ -42,9 +51,20 @@ export async function discoverProviders(root = ROOT): Promise<ProviderInfo[]> {
     const index = join(dir, entry.name, "index.ts");
     if (!entry.isDirectory() || !existsSync(index)) continue;
     const text = await readFile(index, "utf8");
-    out.push({ name: entry.name, shippable: !/export const shippable = false/.test(text) });
+    out.push({
+      name: entry.name,
+      shippable: !/export const shippable = false/.test(text),
+      ...(/export const composesOthers = true/.test(text) && { composesOthers: true as const }),
+      ...(/export const inEveryExecutable = true/.test(text) && { inEveryExecutable: true as const }),
+    });
   }
   return out;
+}
+
+/** The providers a provider's own executable holds: itself, then those every executable holds (metal, composite). */
+export function providersOfExecutable(name: string, providers: readonly ProviderInfo[]): string[] {
+  const everywhere = providers.filter((p) => p.shippable && (p.inEveryExecutable || p.composesOthers));
+  return [...new Set([name, ...everywhere.map((p) => p.name)])];
 }
 
 function hostTarget(): Target | undefined {
@@ -129,12 +149,15 @@ export async function build(argv: string[]): Promise<string[]> {
     throw new Error(`--target: unknown ${unknown.join(", ")}; known: ${Object.keys(TARGETS).join(", ")}`);
   const targets = requested as Target[];
 
-  const providers = (await discoverProviders()).filter((p) => p.shippable).map((p) => p.name);
+  const discovered = await discoverProviders();
+  const shipped = discovered.filter((p) => p.shippable);
+  const providers = shipped.map((p) => p.name);
+  const ownExecutables = shipped.filter((p) => !p.composesOthers).map((p) => p.name);
   const only = values.provider?.split(",");
-  const missing = only?.filter((p) => !providers.includes(p)) ?? [];
+  const missing = only?.filter((p) => !ownExecutables.includes(p)) ?? [];
   if (missing.length > 0)
-    throw new Error(`--provider: no shippable provider ${missing.join(", ")}; have ${providers.join(", ")}`);
-  const perProvider = only ?? providers;
+    throw new Error(`--provider: no shippable provider ${missing.join(", ")}; have ${ownExecutables.join(", ")}`);
+  const perProvider = only ?? ownExecutables;
 
   const info = await buildInfo(values.version);
   const outdir = resolve(ROOT, values.outdir);
@@ -146,7 +169,8 @@ export async function build(argv: string[]): Promise<string[]> {
   for (const p of perProvider) {
     const entry = join(entries, `${p}.ts`);
     const binaryName = `${p}-cloud-controller-manager`;
-    await writeFile(entry, entrySource([p], { binaryName, presetProvider: p, build: info }, false));
+    const bundled = providersOfExecutable(p, discovered);
+    await writeFile(entry, entrySource(bundled, { binaryName, presetProvider: p, build: info }, false));
     jobs.push({ entry, name: binaryName });
   }
   if (!values["no-all-in-one"]) {

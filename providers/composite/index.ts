@@ -15,3 +15,6 @@ export { UnownedNodeError } from "./instances.ts";
 export { NodeWarningReasons } from "./node-warnings.ts";
 export { buildParts, compositeProviderName, type Part } from "./parts.ts";
 export { type CompositeProvider, compositeFactory, createCompositeProvider, isCompositeProvider } from "./provider.ts";
+
+/** Read by scripts/build.ts: in every executable (it composes what each holds), with no executable of its own. */
+export const composesOthers = true;

@@ -7,6 +7,9 @@ import { createMetalProvider, metalProviderName } from "./provider.ts";
 
 registerCloudProvider(metalProviderName, (input) => createMetalProvider(input));
 
+/** Read by scripts/build.ts: every per-provider executable holds metal too, for the composite to add to its cloud. */
+export const inEveryExecutable = true;
+
 export { KubeVipAnnotations, MetalAnnotations } from "./annotations.ts";
 export { type MetalConfig, parseMetalConfig } from "./config.ts";
 export { parseKubeVipConfigMap } from "./kube-vip-format.ts";
