@@ -5,4 +5,5 @@
 import "./composite/index.ts";
 import "./fake/index.ts";
 import "./metal/index.ts";
+import "./proxmox/index.ts";
 import "./sandbox/index.ts";

@@ -1,0 +1,150 @@
+/**
+ * `ProxmoxApi` over one cluster's Proxmox VE API, on the cloud-API kit (providers/kit/http): the API token header
+ * (`PVEAPIToken=<id>=<secret>`), the cluster's TLS trust, a timeout per attempt, retries, schemas for every
+ * answer (schemas.ts) and the `cloudprovider_proxmox_api_*` metrics.
+ */
+import type { ConsolaInstance } from "consola";
+import type { Registry } from "prom-client";
+import type { CallContext, RateLimit } from "../../cloud.ts";
+import { CloudApiClient } from "../../kit/http/client.ts";
+import { CloudApiError } from "../../kit/http/errors.ts";
+import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
+import type { AgentInterface, HAGroup, ProxmoxApi, ProxmoxVM, VMConfig } from "./client.ts";
+import {
+  agentAnswer,
+  configAnswer,
+  haGroupsAnswer,
+  parseSmbios1,
+  pveErrorOf,
+  resourcesAnswer,
+  versionAnswer,
+} from "./schemas.ts";
+
+export interface ProxmoxHttpApiOptions {
+  /** Up to and including `/api2/json`, without a trailing slash. */
+  readonly url: string;
+  /** The cluster's region, in error messages: `proxmox/api[cluster-1].listVMs: …`. */
+  readonly region: string;
+  readonly tokenID: string;
+  readonly tokenSecret: string;
+  /** PEM of the CA to trust instead of the system's; or `insecure` to trust any certificate. */
+  readonly ca?: string | undefined;
+  readonly insecure?: boolean;
+  readonly timeoutMs: number;
+  readonly metrics?: Registry | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly logger?: ConsolaInstance;
+  readonly fetch?: typeof fetch;
+}
+
+export class ProxmoxHttpApi implements ProxmoxApi {
+  readonly #client: CloudApiClient;
+
+  constructor(o: ProxmoxHttpApiOptions) {
+    const base = o.fetch ?? fetch;
+    const tls = o.insecure ? { rejectUnauthorized: false } : o.ca ? { ca: o.ca } : undefined;
+    const tlsFetch = tls
+      ? (((input: string | URL | Request, init?: RequestInit) => base(input, { ...init, tls })) as typeof fetch)
+      : base;
+    const authorization = `PVEAPIToken=${o.tokenID}=${o.tokenSecret}`;
+    this.#client = new CloudApiClient({
+      name: `proxmox/api[${o.region}]`,
+      provider: "proxmox",
+      baseUrl: o.url,
+      auth: () => ({ authorization }),
+      timeoutMs: o.timeoutMs,
+      rateLimit: o.rateLimit,
+      metrics: o.metrics,
+      errorOf: pveErrorOf,
+      userAgent: "ccm-ts proxmox",
+      fetch: tlsFetch,
+      ...(o.retry && { retry: o.retry }),
+      ...(o.logger && { logger: o.logger }),
+    });
+  }
+
+  async version(ctx: CallContext): Promise<string> {
+    const { data } = await this.#client.request(ctx, {
+      operation: "version",
+      method: "GET",
+      path: "/version",
+      answer: versionAnswer,
+    });
+    return data.version;
+  }
+
+  async listVMs(ctx: CallContext): Promise<ProxmoxVM[]> {
+    const { data } = await this.#client.request(ctx, {
+      operation: "listVMs",
+      method: "GET",
+      path: "/cluster/resources",
+      query: { type: "vm" },
+      answer: resourcesAnswer,
+    });
+    const out: ProxmoxVM[] = [];
+    for (const r of data) {
+      if ((r.type !== "qemu" && r.type !== "lxc") || r.vmid === undefined) continue;
+      out.push({
+        vmid: r.vmid,
+        type: r.type,
+        name: r.name,
+        node: r.node,
+        status: r.status,
+        template: r.template === 1,
+        maxcpu: r.maxcpu,
+        maxmem: r.maxmem,
+      });
+    }
+    return out;
+  }
+
+  async vmConfig(ctx: CallContext, node: string, vmid: number): Promise<VMConfig | undefined> {
+    try {
+      const { data } = await this.#client.request(ctx, {
+        operation: "vmConfig",
+        method: "GET",
+        path: `/nodes/${encodeURIComponent(node)}/qemu/${vmid}/config`,
+        answer: configAnswer,
+        // Proxmox VE answers a definite "no such VM" with a 500, which the kit would retry as a server error.
+        idempotent: false,
+      });
+      return parseSmbios1(data.smbios1);
+    } catch (err) {
+      // The VM left between the listing and this call: its config file "does not exist".
+      if (err instanceof CloudApiError && err.status === 500 && /does not exist/.test(err.detail)) return undefined;
+      throw err;
+    }
+  }
+
+  async agentInterfaces(ctx: CallContext, node: string, vmid: number): Promise<AgentInterface[]> {
+    const { data } = await this.#client.request(ctx, {
+      operation: "agentInterfaces",
+      method: "GET",
+      path: `/nodes/${encodeURIComponent(node)}/qemu/${vmid}/agent/network-get-interfaces`,
+      answer: agentAnswer,
+      // "QEMU guest agent is not running" is a 500 that a retry would only repeat.
+      idempotent: false,
+    });
+    return data.result.map((i) => ({ name: i.name, addresses: i["ip-addresses"].map((a) => a["ip-address"]) }));
+  }
+
+  async haGroups(ctx: CallContext): Promise<HAGroup[]> {
+    const { data } = await this.#client.request(ctx, {
+      operation: "haGroups",
+      method: "GET",
+      path: "/cluster/ha/groups",
+      answer: haGroupsAnswer,
+      idempotent: false,
+    });
+    return data
+      .filter((g) => g.type === "group")
+      .map((g) => ({
+        group: g.group,
+        nodes: g.nodes
+          .split(",")
+          .map((n) => n.split(":")[0]?.trim() ?? "")
+          .filter((n) => n !== ""),
+      }));
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The proxmox provider: node initialisation for Kubernetes VMs on one or more Proxmox VE clusters. Importing this
+ * module registers it as `proxmox`; that is its only side effect.
+ */
+import { registerCloudProvider } from "../registry.ts";
+import { createProxmoxProvider, proxmoxProviderName } from "./provider.ts";
+
+registerCloudProvider(proxmoxProviderName, (input) => createProxmoxProvider(input));
+
+export type { ProxmoxApi } from "./api/client.ts";
+export { ProxmoxHttpApi } from "./api/http.ts";
+export { type ProxmoxConfig, parseProxmoxConfig } from "./config.ts";
+export { ProxmoxLabels } from "./labels.ts";
+export { createProxmoxProvider, proxmoxProvider, proxmoxProviderName } from "./provider.ts";
+export { formatProviderID, parseProviderID } from "./provider-id.ts";
