@@ -164,10 +164,12 @@ async function checkProvider(
     return { ok: false };
   }
   if (isCompositeProvider(provider)) {
-    const checked = await Promise.all(
-      provider.parts.map((p) => checkAccess(p.provider, `provider "${p.name}" (composite part)`, print)),
-    );
-    return { provider, ok: checked.every(Boolean) };
+    // One after the other, so the lines come in the cloud-config's order.
+    let ok = true;
+    for (const part of provider.parts) {
+      if (!(await checkAccess(part.provider, `provider "${part.name}" (composite part)`, print))) ok = false;
+    }
+    return { provider, ok };
   }
   const ok = await checkAccess(provider, `cloud provider "${o.cloudProvider}"`, print);
   return ok ? { provider, ok } : { ok };

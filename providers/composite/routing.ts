@@ -41,7 +41,9 @@ export function describeRoute(parts: readonly NodePart[], node: Node): string {
         ? "no provider: no configured provider serves Nodes"
         : `not yet assigned (no provider ID): offered to ${parts.map((p) => `"${p.name}"`).join(", then ")}`;
     case "foreign":
-      return `no configured provider: ${foreignText(parts, route.providerID, route.scheme)}`;
+      return route.scheme === undefined
+        ? `no configured provider: provider ID "${route.providerID}" has no scheme`
+        : `no configured provider: none of ${parts.map((p) => p.name).join(", ")} declares scheme "${route.scheme}"`;
   }
 }
 
@@ -49,5 +51,5 @@ export function describeRoute(parts: readonly NodePart[], node: Node): string {
 export function foreignText(parts: readonly NodePart[], providerID: string, scheme: string | undefined): string {
   const known = parts.map((p) => `${p.name} (${p.schemes.join(", ")})`).join(", ") || "none";
   const what = scheme === undefined ? "has no scheme" : `has scheme "${scheme}"`;
-  return `provider ID "${providerID}" ${what}, which no configured provider declares (schemes: ${known}); if one of them owns this Node, add the scheme to its schemes:`;
+  return `provider ID "${providerID}" ${what}, which no configured provider declares (schemes: ${known}); if one of them owns this Node, add the scheme to that provider's schemes: in the cloud-config`;
 }
