@@ -97,7 +97,6 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       });
       return { stop: termStop, fence, run };
     };
-    // Aborted once the term's writes are done: only then may the lease go to a standby.
     const electionStop = new AbortController();
 
     let election: ReturnType<typeof runLeaderElection> | undefined;
@@ -114,9 +113,8 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         now: clock.now,
         sleep: clock.sleep,
         logger: logger.withTag("leader-election"),
-        // Stopping for any cause but a lost lease hands it back, not kept while nothing runs.
+        // Aborted only when writes may still land: the election then ends without release, the lease left to expire.
         signal: electionStop.signal,
-        releaseOnCancel: true,
         onStartedLeading: (leading, over) => {
           logger.info("became leader; starting controllers");
           term = startTerm(leading, over);
@@ -163,10 +161,12 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
 
     await waitAborted(stop);
     const drained = term ? await stopTerm(term, clock, logger) : true;
-    if (drained) electionStop.abort();
-    else
+    if (!drained) {
       logger.warn("not releasing the leader lease while writes may still land; a standby takes over when it expires");
-    await withDeadline(election?.done ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
+      electionStop.abort();
+    }
+    // Hands the lease back (when we lead) only now that the term's writes are done; after a loss it only waits.
+    await withDeadline(election?.release() ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
       logger.warn("the leader lease could not be released in time"),
     );
     await serving?.stop();

@@ -11,10 +11,12 @@
  * - Naming and placement as upstream: `<object name>.<hex nanoseconds>`, in the object's namespace, `default` for
  *   cluster-scoped objects such as nodes.
  */
+
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import { isNotFound, type KubeClient, type ResourceRef, Resources } from "../../kube/client-types.ts";
 import type { Event, KubeObject, ObjectReference } from "../../kube/objects.ts";
+import { isTermOver } from "../../kube/write-fence.ts";
 import type { Now } from "./clock.ts";
 import { type EventRecorderMetrics, eventRecorderMetrics } from "./metrics.ts";
 import { formatTime } from "./timestamps.ts";
@@ -172,7 +174,8 @@ export const createEventRecorder = (options: EventRecorderOptions): EventRecorde
         seen.delete(keyOf(p));
         metrics?.dropped.inc({ reason: "write_failed" });
         const text = `Server rejected event (will not retry!) ${p.object.kind}/${p.object.name} ${p.reason}: ${(err as Error).message}`;
-        if (failing) logger.debug(text);
+        // An event refused because the term ended (stopping, or leadership lost) is expected, not the server's fault.
+        if (failing || isTermOver(err)) logger.debug(text);
         else logger.error(text);
         failing = true;
       }

@@ -1,6 +1,7 @@
 /**
  * The sandbox provider: validated config in, a `CloudProvider` over the simulated cloud's HTTP API out.
  */
+import { hostname } from "node:os";
 import type { CallContext, CloudProvider, LoadBalancerClasses, ProviderFactoryInput, RateLimit } from "../cloud.ts";
 import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import type { SandboxApi } from "./api/client.ts";
@@ -39,6 +40,8 @@ export async function createSandboxProvider(
     timeoutMs: config.timeoutMs,
     metrics: input.metrics,
     rateLimit: sandboxRateLimit,
+    // Says which process wrote what in the cloud's write log (two managers of one cluster share host and token).
+    userAgent: `ccm-ts-sandbox (${hostname()}; pid ${process.pid})`,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   return sandboxProvider(api, {

@@ -2,7 +2,7 @@
  * The simulated cloud's REST API as a fetch handler (`Request → Response`), documented in docs/sandbox.md.
  *
  * Every call is counted and must carry the bearer token. Calls to resources (machines, load balancers, routes)
- * go through fault injection; the control endpoints (`/v1/faults`, `/v1/calls`) never fail and are not counted,
+ * go through fault injection; the control endpoints (`/v1/faults`, `/v1/calls…`) never fail and are not counted,
  * so a test can always reach them.
  */
 import type { ConsolaInstance } from "consola";
@@ -27,6 +27,8 @@ export interface CloudApiDeps {
   readonly calls: CallCounter;
   readonly token: string;
   readonly sleep: (ms: number) => Promise<void>;
+  /** Milliseconds since the epoch, for the write log; default `Date.now`. */
+  readonly now?: () => number;
   readonly logger?: ConsolaInstance | undefined;
 }
 
@@ -52,6 +54,8 @@ export function createCloudHandler(deps: CloudApiDeps): (request: Request) => Pr
     const method = request.method.toUpperCase();
     const found = route(endpoints, method, url.pathname);
     const countAs = found.endpoint?.control ? undefined : (found.endpoint?.route ?? "(unmatched)");
+    const now = deps.now ?? Date.now;
+    const receivedAt = now();
     const response = await answer(async () => {
       if (request.headers.get("authorization") !== expected) {
         throw new CloudError(401, "Unauthorized", "missing or wrong bearer token");
@@ -65,6 +69,11 @@ export function createCloudHandler(deps: CloudApiDeps): (request: Request) => Pr
       return found.endpoint.handle({ params: found.params, query: url.searchParams, body });
     });
     if (countAs !== undefined) deps.calls.record(method, countAs, response.status);
+    if (countAs !== undefined && method !== "GET" && method !== "HEAD") {
+      const userAgent = request.headers.get("user-agent") ?? "";
+      const status = response.status;
+      deps.calls.recordWrite({ method, path: url.pathname, status, userAgent, receivedAt, answeredAt: now() });
+    }
     deps.logger?.debug(`${method} ${url.pathname}${url.search} → ${response.status}`);
     return response;
   };
@@ -186,6 +195,7 @@ function endpointsOf({ state, faults, calls }: CloudApiDeps): Endpoint[] {
       handle: async ({ body }) => json(200, { faults: faults.set(parseBody(faultsSchema, await body())) }),
     },
     { method: "GET", route: "/v1/calls", control: true, handle: () => json(200, { calls: calls.snapshot() }) },
+    { method: "GET", route: "/v1/calls/writes", control: true, handle: () => json(200, { writes: calls.writes() }) },
     {
       method: "DELETE",
       route: "/v1/calls",

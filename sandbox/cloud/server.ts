@@ -60,6 +60,7 @@ export function startSimulatedCloud(options: SimulatedCloudOptions): SimulatedCl
     calls,
     token: options.token,
     sleep: options.sleep ?? ((ms) => Bun.sleep(ms)),
+    now: nowMs,
     logger,
   });
   const server = Bun.serve({ hostname: options.hostname ?? "127.0.0.1", port: options.port ?? 0, fetch: handler });

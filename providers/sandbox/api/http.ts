@@ -42,6 +42,8 @@ export interface HttpApiOptions {
   /** Default the kit's: 3 retries. Tests that want each answer as the cloud gave it set `maxRetries: 0`. */
   readonly retry?: Partial<RetryPolicy>;
   readonly logger?: ConsolaInstance;
+  /** Sent as `User-Agent` on every call; default `fetch`'s own. */
+  readonly userAgent?: string;
   /** Injected for tests that need a different transport; default the global `fetch`. */
   readonly fetch?: typeof fetch;
   /** Milliseconds; reads a Retry-After given as a date. Default `Date.now`. */
