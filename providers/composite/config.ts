@@ -77,49 +77,61 @@ export function schemeOf(providerID: string): string | undefined {
 }
 
 /**
- * Validate the composite's own fields. Returns the typed config (or undefined) and every problem: shape problems
- * from the schema, then what spans fields: names and schemes given twice, `loadBalancer`/`routes` naming no part,
- * a part that is the composite itself.
+ * Validate the composite's own fields. Returns the typed config (when there is no problem) and every problem: shape
+ * problems from the schema, and what spans fields (names and schemes given twice, `loadBalancer`/`routes` naming no
+ * part, a part that is the composite itself), checked on every entry that has what the check reads, so one typo
+ * does not hide another.
  */
 export function checkCompositeConfig(raw: unknown): { config?: CompositeConfig; issues: ConfigIssue[] } {
   const result = v.safeParse(schema, raw, { abortEarly: false });
-  if (!result.success) return { issues: issuesOf(result.issues) };
-  const config = result.output;
+  const issues = [...(result.success ? [] : issuesOf(result.issues)), ...crossFieldIssues(raw)];
+  return result.success && issues.length === 0 ? { config: result.output, issues } : { issues };
+}
+
+function crossFieldIssues(raw: unknown): ConfigIssue[] {
+  const top = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  const entries = Array.isArray(top.providers) ? (top.providers as unknown[]) : [];
   const issues: ConfigIssue[] = [];
   const firstByName = new Map<string, number>();
   const ownerOfScheme = new Map<string, string>();
-  config.providers.forEach((p, i) => {
-    const seen = firstByName.get(p.name);
+  entries.forEach((entry, i) => {
+    const { name, schemes, nodes } = (typeof entry === "object" && entry !== null ? entry : {}) as Record<
+      string,
+      unknown
+    >;
+    if (typeof name !== "string" || name === "") return;
+    const seen = firstByName.get(name);
     if (seen !== undefined) {
       issues.push({
         path: `providers[${i}].name`,
-        message: `"${p.name}" is already providers[${seen}]; give each provider once`,
+        message: `"${name}" is already providers[${seen}]; give each provider once`,
       });
-    } else firstByName.set(p.name, i);
-    if (p.name === "composite") {
+    } else firstByName.set(name, i);
+    if (name === "composite") {
       issues.push({ path: `providers[${i}].name`, message: "a composite cannot contain a composite; list its parts" });
     }
-    if (!p.nodes) return;
-    for (const s of schemesOf(p)) {
-      const owner = ownerOfScheme.get(s);
-      if (owner !== undefined && owner !== p.name) {
+    if (nodes === false) return;
+    const declared = Array.isArray(schemes) ? schemes.filter((x): x is string => typeof x === "string") : [name];
+    for (const scheme of declared) {
+      const owner = ownerOfScheme.get(scheme);
+      if (owner !== undefined && owner !== name) {
         issues.push({
           path: `providers[${i}].schemes`,
-          message: `scheme "${s}" is already ${owner}'s; a Node's provider ID must lead to one provider`,
+          message: `scheme "${scheme}" is already ${owner}'s; a Node's provider ID must lead to one provider`,
         });
-      } else ownerOfScheme.set(s, p.name);
+      } else ownerOfScheme.set(scheme, name);
     }
   });
   for (const field of ["loadBalancer", "routes"] as const) {
-    const name = config[field];
-    if (name !== undefined && !firstByName.has(name)) {
+    const name = top[field];
+    if (typeof name === "string" && name !== "" && !firstByName.has(name)) {
       issues.push({
         path: field,
-        message: `"${name}" is not one of the providers listed (${[...firstByName.keys()].join(", ")})`,
+        message: `"${name}" is not one of the providers listed (${[...firstByName.keys()].join(", ") || "none"})`,
       });
     }
   }
-  return issues.length > 0 ? { issues } : { config, issues };
+  return issues;
 }
 
 /** The provider-ID schemes whose Nodes a part serves: as configured, else its name. */

@@ -67,6 +67,7 @@ describe("composite cloud-config", () => {
         "providers[0].config.token": expect.any(String),
         "providers[1].config.loadBalancer.global.addresses[0]": expect.any(String),
         extra: "is not a known field; the fields are providers, loadBalancer and routes",
+        routes: '"nowhere" is not one of the providers listed (sandbox, metal)',
       },
     ],
     [

@@ -54,7 +54,11 @@ export async function buildParts(factories: PartFactories, input: ProviderFactor
     issues.push(...capabilityIssues(config, parts));
     if (issues.length === 0) return { config, parts };
   }
-  throw new ConfigError(where, issues);
+  // Sorted by path, so each part's problems read together.
+  throw new ConfigError(
+    where,
+    issues.toSorted((a, b) => a.path.localeCompare(b.path, "en", { numeric: true })),
+  );
 }
 
 type PartResult = { part?: Part; issues: ConfigIssue[] };
