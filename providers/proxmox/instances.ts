@@ -35,6 +35,8 @@ export function instanceTypeOf(vm: Pick<ProxmoxVM, "maxcpu" | "maxmem">, sku: st
 export function createInstances(clusters: Clusters, options: InstancesOptions) {
   const { features } = options;
   const mode = features.network.mode;
+  /** VMs whose agent failed, warned about once (qemu mode) until it answers again. */
+  const agentless = new Set<string>();
 
   async function lookUp(ctx: CallContext, node: Node, op: string, listings?: readonly Listing[]): Promise<Found> {
     try {
@@ -47,13 +49,17 @@ export function createInstances(clusters: Clusters, options: InstancesOptions) {
   /** The guest agent's interfaces, or `undefined` when it does not answer (logged; never fatal, as in the peer). */
   async function agentOf(ctx: CallContext, region: string, vm: ProxmoxVM): Promise<AgentInterface[] | undefined> {
     if (mode === "default" || vm.status !== "running") return undefined;
+    const key = `${region}/${vm.vmid}`;
     try {
-      return await clusters.get(region)!.api.agentInterfaces(ctx, vm.node, vm.vmid);
+      const interfaces = await clusters.get(region)!.api.agentInterfaces(ctx, vm.node, vm.vmid);
+      agentless.delete(key);
+      return interfaces;
     } catch (err) {
       const log = options.logger?.();
-      const line = `no guest-agent addresses for VM ${region}/${vm.vmid}: ${(err as Error).message}`;
-      if (mode === "qemu") log?.warn(line);
+      const line = `no guest-agent addresses for VM ${key}, using the kubelet's: ${(err as Error).message}`;
+      if (mode === "qemu" && !agentless.has(key)) log?.warn(line);
       else log?.debug(line);
+      agentless.add(key);
       return undefined;
     }
   }
