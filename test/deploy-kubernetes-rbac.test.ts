@@ -44,7 +44,9 @@ const baseRbac = await yamlDocs(join(DIR, "base", "rbac.yaml"));
 const providersDir = join(DIR, "providers");
 const providerRbac = new Map<string, Doc[]>();
 for (const name of existsSync(providersDir) ? await readdir(providersDir) : []) {
-  providerRbac.set(name, await yamlDocs(join(providersDir, name, "rbac.yaml")));
+  // A component whose provider needs nothing beyond the base rules (proxmox) has no rbac.yaml.
+  const file = join(providersDir, name, "rbac.yaml");
+  if (existsSync(file)) providerRbac.set(name, await yamlDocs(file));
 }
 
 interface Target {
