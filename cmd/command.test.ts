@@ -106,6 +106,25 @@ describe("the command", () => {
     expect(same.code).toBe(0);
   });
 
+  test("a per-provider executable also runs the composite when it holds one, and --help says so", async () => {
+    const composite = (): CloudProvider => ({ providerName: "composite", hasClusterID: () => true });
+    const registry = new ProviderRegistry();
+    registry.register("acme", () => ({ providerName: "acme", hasClusterID: () => true }));
+    registry.register("metal", () => ({ providerName: "metal", hasClusterID: () => true }));
+    registry.register("composite", composite);
+    const composed = await run(["--cloud-provider=composite"], { presetProvider: "acme", registry });
+    expect(composed.managed?.provider.providerName).toBe("composite");
+    const other = await run(["--cloud-provider=metal"], { presetProvider: "acme", registry });
+    expect(other.err).toContain(
+      "--cloud-provider=metal: this executable is built for --cloud-provider=acme (or --cloud-provider=composite to compose it with the providers built in)",
+    );
+    const help = await run(["--help"], { presetProvider: "acme", registry });
+    expect(help.out).toContain('(default "acme")');
+    expect(help.out).toContain('Also "composite", to compose acme with metal (docs/composing-providers.md).');
+    const allInOne = await run(["--help"], { registry });
+    expect(allInOne.out).toContain("Required. One of: acme, composite, metal.");
+  });
+
   test("dispatches a subcommand by its first argument", async () => {
     let seen: unknown;
     const sandbox = () =>
