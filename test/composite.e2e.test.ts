@@ -155,7 +155,6 @@ describe("composite: sandbox cloud machines and metal machines in one cluster", 
       expect(node.metadata?.labels?.[Labels.zone]).toBe("rack-a");
       expect(node.metadata?.labels?.[Labels.instanceType]).toBe("r640");
     }
-    expect(manager.output()).toContain("composite");
   });
 
   test("(a) a NotReady metal Node and a Node of no configured provider are kept; a deleted sandbox machine's Node is deleted", async () => {
