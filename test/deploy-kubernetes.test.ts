@@ -163,7 +163,8 @@ test.skipIf(noKubectl !== undefined)(
           .map((d) => Bun.YAML.parse(d) as Doc)
           .map((d) => `${d.kind}/${d.metadata.name}`);
         expect(names).toContain("Deployment/cloud-controller-manager");
-        if (existsSync(join(providers, name, "rbac.yaml"))) expect(names.some((n) => n.endsWith(`:${name}`))).toBe(true);
+        if (existsSync(join(providers, name, "rbac.yaml")))
+          expect(names.some((n) => n.endsWith(`:${name}`))).toBe(true);
         else expect(names).toContain("Secret/cloud-controller-manager-cloud-config");
       } finally {
         await rm(overlay, { recursive: true, force: true });
