@@ -68,7 +68,9 @@ function serverID(providerID: string, prefix: string): number {
   }
   const id = Number(rest);
   if (id === 0 || !Number.isSafeInteger(id)) {
-    throw new ProviderIDError(`provider ID "${providerID}" has server ID ${rest}, outside 1-${Number.MAX_SAFE_INTEGER}`);
+    throw new ProviderIDError(
+      `provider ID "${providerID}" has server ID ${rest}, outside 1-${Number.MAX_SAFE_INTEGER}`,
+    );
   }
   return id;
 }
