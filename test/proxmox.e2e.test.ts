@@ -15,15 +15,13 @@ import type { Node } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
-import { selfSignedTls } from "../sandbox/apiserver/tls.ts";
-import { type ProxmoxEmulator, startProxmoxEmulator } from "../sandbox/proxmox/server.ts";
-import { ProxmoxState } from "../sandbox/proxmox/state.ts";
+import type { ProxmoxEmulator } from "../sandbox/proxmox/server.ts";
 import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
-
-const token = { id: "kubernetes@pve!ccm", secret: "0b9c7d2e-5f1a-4c3b-9d8e-7f6a5b4c3d2e" };
+import { type ProxmoxClusters, registerVMNode, setNodeReady, startProxmoxClusters } from "./support/proxmox.ts";
 
 let api: ApiServer;
 let client: KubeClient;
+let pve: ProxmoxClusters;
 let east: ProxmoxEmulator;
 let west: ProxmoxEmulator;
 let dir = "";
@@ -33,18 +31,17 @@ const tail = () => manager?.output().slice(-3000) ?? "";
 const config = (features: string) => `
 features: ${features}
 clusters:
-  - { url: "${east.url}", ca_file: ${dir}/ca.pem, token_id: "${token.id}", token_secret: "${token.secret}", region: east }
-  - { url: "${west.url}", ca_file: ${dir}/ca.pem, token_id_file: ${dir}/west-id, token_secret_file: ${dir}/west-secret, region: west }
+${pve.clustersYaml("  ")}
 `;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ccm-proxmox-"));
-  const tls = await selfSignedTls(Date.now);
-  east = await startProxmoxEmulator({ tokens: [token], state: new ProxmoxState(["pve-a", "pve-b"]), tls });
-  west = await startProxmoxEmulator({ tokens: [token], state: new ProxmoxState(["pve-c", "pve-d"]), tls });
-  await writeFile(join(dir, "ca.pem"), tls.cert);
-  await writeFile(join(dir, "west-id"), `${token.id}\n`, { mode: 0o600 });
-  await writeFile(join(dir, "west-secret"), `${token.secret}\n`, { mode: 0o600 });
+  pve = await startProxmoxClusters(dir, [
+    { region: "east", nodes: ["pve-a", "pve-b"] },
+    { region: "west", nodes: ["pve-c", "pve-d"] },
+  ]);
+  east = pve.byRegion.get("east")!;
+  west = pve.byRegion.get("west")!;
   api = await startApiServer({ bookmarkIntervalMs: 2_000 });
   await api.writeKubeconfig(join(dir, "kubeconfig"));
   client = createKubeClient(loadTransport({ kubeconfig: join(dir, "kubeconfig") }), {
@@ -58,8 +55,7 @@ afterAll(async () => {
   manager?.proc.kill("SIGKILL");
   await manager?.exited;
   await api?.stop();
-  await east?.stop();
-  await west?.stop();
+  await pve?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -74,42 +70,8 @@ async function startManager(features: string): Promise<void> {
   manager = spawnCollecting(await managerCommand(files, flags, { provider: "proxmox", clusterCIDR: "" }));
 }
 
-/** A kubelet's registration: tainted, Ready, its system UUID and maybe its --node-ip. */
-async function register(name: string, uuid: string, nodeIP?: string): Promise<void> {
-  await client.create(Resources.nodes, {
-    metadata: { name, ...(nodeIP ? { annotations: { "alpha.kubernetes.io/provided-node-ip": nodeIP } } : {}) },
-    spec: { taints: [{ key: Taints.uninitialized, value: "true", effect: "NoSchedule" }] },
-  } satisfies Node);
-  await setReady(name, "True");
-  await client.patch(
-    Resources.nodes,
-    name,
-    "strategic",
-    { status: { nodeInfo: { systemUUID: uuid.toUpperCase() } } },
-    {
-      subresource: "status",
-    },
-  );
-}
-
-async function setReady(name: string, status: "True" | "Unknown"): Promise<void> {
-  const at = new Date().toISOString();
-  const condition = {
-    type: "Ready",
-    status,
-    reason: "e2e",
-    message: "e2e",
-    lastHeartbeatTime: at,
-    lastTransitionTime: at,
-  };
-  await client.patch(
-    Resources.nodes,
-    name,
-    "strategic",
-    { status: { conditions: [condition] } },
-    { subresource: "status" },
-  );
-}
+const register = (name: string, uuid: string, nodeIP?: string) => registerVMNode(client, name, uuid, nodeIP);
+const setReady = (name: string, status: "True" | "Unknown") => setNodeReady(client, name, status);
 
 const nodeNamed = (name: string): Node | undefined => {
   try {
