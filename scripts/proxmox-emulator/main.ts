@@ -1,0 +1,65 @@
+/**
+ * `npx bun scripts/proxmox-emulator/main.ts --dir=<folder> [--vms=k8s-1@pve-a,k8s-2@pve-b]`: one emulated Proxmox
+ * VE cluster (sandbox/proxmox/) on 127.0.0.1 for trying the proxmox provider by hand, as docs/providers/proxmox.md
+ * does. It writes what a cloud-config names into `<folder>`: `proxmox-url`, `proxmox-ca.pem`, `proxmox-token-id`
+ * and `proxmox-token-secret` (a fresh secret each run), then takes commands on its standard input (`help`) until
+ * SIGINT or SIGTERM.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { startProxmoxEmulator } from "../../sandbox/proxmox/server.ts";
+import { ProxmoxState } from "../../sandbox/proxmox/state.ts";
+import { commandHelp, parseVMs, runCommand } from "./commands.ts";
+
+const TOKEN_ID = "kubernetes@pve!ccm";
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { dir: { type: "string" }, vms: { type: "string", default: "k8s-1@pve-a,k8s-2@pve-b" } },
+  });
+  const vms = parseVMs(values.vms);
+  const problems = [...(values.dir ? [] : ["--dir=<folder> is required"]), ...(typeof vms === "string" ? [vms] : [])];
+  if (problems.length > 0 || typeof vms === "string" || !values.dir) {
+    process.stderr.write(`error: ${problems.join("; ")}\n`);
+    return 2;
+  }
+  const dir = resolve(values.dir);
+  const state = new ProxmoxState([...new Set(["pve-a", "pve-b", ...vms.map((vm) => vm.node)])]);
+  for (const vm of vms) state.addVM(vm);
+  const secret = crypto.randomUUID();
+  const emulator = await startProxmoxEmulator({ tokens: [{ id: TOKEN_ID, secret }], state });
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "proxmox-url"), `${emulator.url}\n`);
+  await writeFile(join(dir, "proxmox-ca.pem"), emulator.ca);
+  await writeFile(join(dir, "proxmox-token-id"), `${TOKEN_ID}\n`, { mode: 0o600 });
+  await writeFile(join(dir, "proxmox-token-secret"), `${secret}\n`, { mode: 0o600 });
+
+  const print = (text: string) => text !== "" && process.stdout.write(`${text}\n`);
+  print(`Proxmox VE API: ${emulator.url} (Proxmox nodes ${state.nodes.join(", ")})`);
+  print(
+    `files:          ${["proxmox-url", "proxmox-ca.pem", "proxmox-token-id", "proxmox-token-secret"].map((f) => join(dir, f)).join(" ")}`,
+  );
+  print(await runCommand(emulator, "list"));
+  print(`commands:\n  ${commandHelp.join("\n  ")}`);
+
+  const stopped = new Promise<void>((done) => {
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+  // Closed input (run in the background) leaves the emulator serving until a signal.
+  const lines = createInterface({ input: process.stdin });
+  let queue = Promise.resolve();
+  lines.on("line", (line) => {
+    queue = queue.then(async () => print(await runCommand(emulator, line)));
+  });
+  await stopped;
+  lines.close();
+  process.stdin.destroy();
+  await emulator.stop();
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
