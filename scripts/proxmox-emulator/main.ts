@@ -37,7 +37,9 @@ async function main(argv: string[]): Promise<number> {
   await writeFile(join(dir, "proxmox-token-id"), `${TOKEN_ID}\n`, { mode: 0o600 });
   await writeFile(join(dir, "proxmox-token-secret"), `${secret}\n`, { mode: 0o600 });
 
-  const print = (text: string) => text !== "" && process.stdout.write(`${text}\n`);
+  const print = (text: string): void => {
+    if (text !== "") process.stdout.write(`${text}\n`);
+  };
   print(`Proxmox VE API: ${emulator.url} (Proxmox nodes ${state.nodes.join(", ")})`);
   print(
     `files:          ${["proxmox-url", "proxmox-ca.pem", "proxmox-token-id", "proxmox-token-secret"].map((f) => join(dir, f)).join(" ")}`,
