@@ -1,0 +1,89 @@
+/**
+ * A local emulator of the Hetzner Cloud API (docs/emulators.md), written from the public API documentation
+ * (/work/shared/reference/peers.md §4): the real client code talks to it over HTTP on 127.0.0.1.
+ */
+import type { ConsolaInstance } from "consola";
+import { CallCounter } from "../cloud/calls.ts";
+import { type Random, seededRandom } from "../cloud/random.ts";
+import { createHcloudHandler } from "./api.ts";
+import { Faults } from "./faults.ts";
+import { RateLimitBucket, type RateLimitConfig } from "./rate-limit.ts";
+import { World } from "./state/world.ts";
+
+export interface HcloudEmulatorOptions {
+  /** The project's API token: every call must carry `Authorization: Bearer <token>`. */
+  readonly token: string;
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+  readonly hostname?: string;
+  /** Milliseconds since the epoch: drives actions, `created`, and the rate-limit bucket. Default `Date.now`. */
+  readonly now?: () => number;
+  /** For injected latency. Default `Bun.sleep`. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Seeds MAC addresses and the error-rate draws; default 1. */
+  readonly seed?: number;
+  readonly random?: Random;
+  /** How long an action runs (ms); default 1000, 0 ⇒ done at once. */
+  readonly actionDurationMs?: number;
+  /** Send the deprecated `datacenter` object on servers; default false, as the API does since 2026. */
+  readonly legacyDatacenter?: boolean;
+  /** Default Hetzner's: 3600, refilled at 3600 an hour. */
+  readonly rateLimit?: RateLimitConfig;
+  readonly logger?: ConsolaInstance;
+}
+
+export interface HcloudEmulator {
+  /** `http://127.0.0.1:<port>/v1`: what `HCLOUD_ENDPOINT` is set to. */
+  readonly endpoint: string;
+  /** `http://127.0.0.1:<port>/_emulator`: the control API. */
+  readonly controlUrl: string;
+  readonly token: string;
+  /** The emulated project, shared with the HTTP API (create resources in process with state/*.ts). */
+  readonly world: World;
+  readonly faults: Faults;
+  readonly bucket: RateLimitBucket;
+  readonly calls: CallCounter;
+  stop(): Promise<void>;
+}
+
+export function startHcloudEmulator(options: HcloudEmulatorOptions): HcloudEmulator {
+  if (!options.token) throw new Error("the hcloud emulator needs a non-empty token");
+  const now = options.now ?? Date.now;
+  const random = options.random ?? seededRandom(options.seed ?? 1);
+  const faults = new Faults(random);
+  const world = new World({
+    now,
+    faults,
+    random,
+    actionDurationMs: options.actionDurationMs ?? 1000,
+    legacyDatacenter: options.legacyDatacenter ?? false,
+  });
+  const bucket = new RateLimitBucket(now);
+  if (options.rateLimit) bucket.set(options.rateLimit);
+  const calls = new CallCounter();
+  const handler = createHcloudHandler({
+    world,
+    faults,
+    bucket,
+    calls,
+    token: options.token,
+    now,
+    sleep: options.sleep ?? ((ms) => Bun.sleep(ms)),
+    logger: options.logger,
+  });
+  const server = Bun.serve({ hostname: options.hostname ?? "127.0.0.1", port: options.port ?? 0, fetch: handler });
+  const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
+  const base = `http://${host}:${server.port}`;
+  return {
+    endpoint: `${base}/v1`,
+    controlUrl: `${base}/_emulator`,
+    token: options.token,
+    world,
+    faults,
+    bucket,
+    calls,
+    async stop() {
+      await server.stop(true);
+    },
+  };
+}
