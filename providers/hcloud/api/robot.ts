@@ -1,0 +1,192 @@
+/**
+ * The Robot webservice calls the hcloud provider makes for dedicated servers (hccm's `hrobot-go` use: read only),
+ * on the cloud-API kit: Basic auth through its `auth` hook, Robot's error envelope, schemas for every answer
+ * (robot-schemas.ts), retries of 5xx and maintenance, and the `cloudprovider_hcloud_api_*` metrics.
+ *
+ * Error contract:
+ * - A server that is gone is an answer: `getServer` and `powerState` resolve to `undefined`, and an account with no
+ *   servers lists `[]` (Robot answers both with 404 `SERVER_NOT_FOUND`). Any other 404 (a wrong endpoint) throws.
+ * - Robot's request limit (403 `RATE_LIMIT_EXCEEDED`) is a `RetryError`; until its wait is over, every call fails
+ *   the same way without asking Robot (hccm's guard, `ROBOT_RATE_LIMIT_WAIT_TIME`). Unlike hccm, a wait of 0 still
+ *   waits for one request's share of the budget (interval / max requests: 18 s for 200 an hour).
+ * - Refused credentials say which settings to check; Robot locks an address out after three failed logins.
+ * - Everything else throws an `Error` starting `hcloud/robot.<method>: ` whose `cause` chain holds the kit's error.
+ */
+import type { ConsolaInstance } from "consola";
+import type { Registry } from "prom-client";
+import type * as v from "valibot";
+import type { CallContext, RateLimit } from "../../cloud.ts";
+import { RetryError } from "../../errors.ts";
+import { CloudApiClient, type CloudRequest } from "../../kit/http/client.ts";
+import { CloudApiError } from "../../kit/http/errors.ts";
+import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
+import {
+  budgetOf,
+  type RobotServerAnswer,
+  resetAnswer,
+  robotErrorOf,
+  serverAnswer,
+  serverListAnswer,
+} from "./robot-schemas.ts";
+
+export const defaultRobotEndpoint = "https://robot-ws.your-server.de";
+/** hccm gives its Robot client 15 s. */
+const TIMEOUT_MS = 15_000;
+
+/** A dedicated server as the provider uses it. */
+export interface RobotServer {
+  readonly number: number;
+  /** Set in Robot; must equal the Node's name. */
+  readonly name: string;
+  /** Main IPv4; absent on an IPv6-only server. */
+  readonly ip?: string;
+  /** Main IPv6 /64, such as `2a01:4f8:111:4221::`. */
+  readonly ipv6Net?: string;
+  readonly product: string;
+  /** Data center, such as `FSN1-DC10`. */
+  readonly dc: string;
+  readonly cancelled: boolean;
+}
+
+/** `running`, `shut off`, or `not supported` where the model cannot tell. */
+export type RobotPowerState = string;
+
+export interface RobotApi {
+  /** Every server of the account, in one call. */
+  listServers(ctx: CallContext): Promise<RobotServer[]>;
+  /** One server, or `undefined` when the account has no such number. */
+  getServer(ctx: CallContext, number: number): Promise<RobotServer | undefined>;
+  /** The server's `operating_status`, or `undefined` when the account has no such number. */
+  powerState(ctx: CallContext, number: number): Promise<RobotPowerState | undefined>;
+}
+
+export interface RobotHttpApiOptions {
+  readonly user: string;
+  readonly password: string;
+  /** Default Robot's own; the emulator's in tests. */
+  readonly endpoint?: string;
+  /** After a rate-limit answer, how long to stop asking Robot (`ROBOT_RATE_LIMIT_WAIT_TIME`). */
+  readonly rateLimitWaitMs?: number;
+  readonly timeoutMs?: number;
+  readonly metrics?: Registry | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly logger?: ConsolaInstance;
+  readonly fetch?: typeof fetch;
+  readonly now?: () => number;
+}
+
+const NAME = "hcloud/robot";
+
+export class RobotHttpApi implements RobotApi {
+  readonly #client: CloudApiClient;
+  readonly #waitMs: number;
+  readonly #now: () => number;
+  /** While Robot's budget is spent: until when, and the error that said so. */
+  #blocked: { until: number; cause: Error } | undefined;
+
+  constructor(o: RobotHttpApiOptions) {
+    const authorization = `Basic ${Buffer.from(`${o.user}:${o.password}`).toString("base64")}`;
+    this.#waitMs = o.rateLimitWaitMs ?? 0;
+    this.#now = o.now ?? Date.now;
+    this.#client = new CloudApiClient({
+      name: NAME,
+      provider: "hcloud",
+      baseUrl: o.endpoint ?? defaultRobotEndpoint,
+      auth: () => ({ authorization }),
+      timeoutMs: o.timeoutMs ?? TIMEOUT_MS,
+      rateLimit: o.rateLimit,
+      metrics: o.metrics,
+      errorOf: robotErrorOf,
+      userAgent: "ccm-ts hcloud",
+      now: this.#now,
+      ...(o.fetch && { fetch: o.fetch }),
+      ...(o.retry && { retry: o.retry }),
+      ...(o.logger && { logger: o.logger }),
+    });
+  }
+
+  async listServers(ctx: CallContext): Promise<RobotServer[]> {
+    const answer = await this.#call(ctx, {
+      operation: "listServers",
+      method: "GET",
+      path: "/server",
+      answer: serverListAnswer,
+    });
+    return (answer ?? []).map((w) => robotServer(w.server));
+  }
+
+  async getServer(ctx: CallContext, number: number): Promise<RobotServer | undefined> {
+    const answer = await this.#call(ctx, {
+      operation: "getServer",
+      method: "GET",
+      path: `/server/${number}`,
+      answer: serverAnswer,
+    });
+    return answer && robotServer(answer.server);
+  }
+
+  async powerState(ctx: CallContext, number: number): Promise<RobotPowerState | undefined> {
+    const answer = await this.#call(ctx, {
+      operation: "powerState",
+      method: "GET",
+      path: `/reset/${number}`,
+      answer: resetAnswer,
+    });
+    return answer?.reset.operating_status ?? undefined;
+  }
+
+  /** One call through the guard; `undefined` for Robot's `SERVER_NOT_FOUND`. */
+  async #call<S extends v.GenericSchema>(
+    ctx: CallContext,
+    req: CloudRequest<S>,
+  ): Promise<v.InferOutput<S> | undefined> {
+    const op = `${NAME}.${req.operation}`;
+    const blocked = this.#blocked;
+    if (blocked && this.#now() < blocked.until) {
+      const waitMs = blocked.until - this.#now();
+      throw new RetryError(`${op}: Robot's request limit is spent; not asking again for ${waitMs}ms`, waitMs, {
+        cause: blocked.cause,
+      });
+    }
+    try {
+      return await this.#client.request(ctx, req);
+    } catch (err) {
+      if (!(err instanceof CloudApiError)) throw err;
+      if (err.status === 404 && err.code === "SERVER_NOT_FOUND") return undefined;
+      if (err.code === "RATE_LIMIT_EXCEEDED" || (err.status === 403 && err.code === "Forbidden")) {
+        const waitMs = this.#rateLimitWait(err.detail);
+        this.#blocked = { until: this.#now() + waitMs, cause: err };
+        throw new RetryError(`${op}: Robot's request limit is spent (${err.detail}); retry after ${waitMs}ms`, waitMs, {
+          cause: err,
+        });
+      }
+      if (err.status === 401) {
+        throw new Error(
+          `${op}: Robot refused the credentials (${err.detail}); check ROBOT_USER and ROBOT_PASSWORD, a webservice user from Robot's settings (Robot blocks an address for 10 minutes after 3 failed logins)`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
+  }
+
+  /** The configured wait, or at least one request's share of the budget Robot named. */
+  #rateLimitWait(detail: string): number {
+    const budget = budgetOf(detail);
+    const share = budget ? Math.ceil((budget.intervalSeconds * 1000) / budget.maxRequests) : 60_000;
+    return Math.max(this.#waitMs, share);
+  }
+}
+
+function robotServer(s: RobotServerAnswer): RobotServer {
+  return {
+    number: s.server_number,
+    name: s.server_name ?? "",
+    ...(s.server_ip !== undefined && { ip: s.server_ip }),
+    ...(s.server_ipv6_net !== undefined && { ipv6Net: s.server_ipv6_net }),
+    product: s.product ?? "",
+    dc: s.dc ?? "",
+    cancelled: s.cancelled ?? false,
+  };
+}
