@@ -50,6 +50,7 @@ describe("hcloud configuration", () => {
       },
       robot: {
         enabled: false,
+        endpoint: "https://robot-ws.your-server.de",
         credentials: undefined,
         cacheTimeoutMs: 300_000,
         rateLimitWaitMs: 0,
@@ -207,6 +208,14 @@ describe("hcloud configuration", () => {
       "must be a load balancer type name",
     ],
     ["ROBOT_ENABLED", "true", (c) => c.robot.enabled, true, "enabled", "must be true or false"],
+    [
+      "ROBOT_ENDPOINT",
+      "http://127.0.0.1:4001/",
+      (c) => c.robot.endpoint,
+      "http://127.0.0.1:4001",
+      "robot-ws",
+      "must be an http(s) URL",
+    ],
     ["ROBOT_USER", "#ws+abc", (c) => c.robot.credentials?.user, "#ws+abc", "a:b", "must be the Robot webservice user"],
     ["ROBOT_CACHE_TIMEOUT", "90s", (c) => c.robot.cacheTimeoutMs, 90_000, "5 minutes", "must be a Go duration"],
     ["ROBOT_RATE_LIMIT_WAIT_TIME", "10m", (c) => c.robot.rateLimitWaitMs, 600_000, "10", "must be a Go duration"],

@@ -20,6 +20,7 @@ import { tryParseCIDR } from "../../net/cidr.ts";
 import { issuesOf, parseCloudConfig } from "../config.ts";
 import { ConfigError, type ConfigIssue } from "../errors.ts";
 import { parseDuration } from "../kit/duration.ts";
+import { defaultRobotEndpoint } from "./api/robot.ts";
 import { gatherSettings, type Setting, secretNames } from "./config-sources.ts";
 
 const source = "the hcloud configuration (environment and cloud-config)";
@@ -119,6 +120,15 @@ const entries = {
     "lb11",
   ),
   ROBOT_ENABLED: bool(false),
+  /** Ours, not hccm's (which always talks to Robot itself): where the Robot webservice is, e.g. its emulator. */
+  ROBOT_ENDPOINT: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(isHttpUrl, "must be an http(s) URL such as https://robot-ws.your-server.de"),
+      v.transform((url) => url.replace(/\/+$/, "")),
+    ),
+    defaultRobotEndpoint,
+  ),
   ROBOT_USER: v.optional(
     v.pipe(
       v.string(),
@@ -220,6 +230,7 @@ function structured(c: Flat) {
     },
     robot: {
       enabled: robotEnabled,
+      endpoint: c.ROBOT_ENDPOINT,
       /** Absent with Robot enabled ⇒ hccm's "LB-only" mode: IP targets from Node InternalIPs, no Robot calls. */
       credentials,
       /** hccm: unset or 0 ⇒ 5 minutes. */
