@@ -4,6 +4,7 @@
  * streamed through unchanged. Writes the test names can be held back for a while before they are forwarded (an API
  * server under load), which keeps a manager's writes in flight when it is paused.
  */
+import { chmod } from "node:fs/promises";
 import type { Server } from "bun";
 import { isWriteMethod } from "../../kube/write-fence.ts";
 
@@ -84,4 +85,12 @@ export function startApiProxy(target: string, opts: ApiProxyOptions = {}): ApiPr
     writes: () => log.filter((r) => r.write),
     stop: () => server.stop(true),
   };
+}
+
+/** Writes a copy of the kubeconfig `from` to `to` with its API server `server` replaced by the proxy's URL. */
+export async function writeProxiedKubeconfig(from: string, to: string, server: string, proxy: ApiProxy): Promise<void> {
+  const text = await Bun.file(from).text();
+  if (!text.includes(server)) throw new Error(`${from} does not name the server ${server}`);
+  await Bun.write(to, text.replaceAll(server, proxy.url));
+  await chmod(to, 0o600);
 }
