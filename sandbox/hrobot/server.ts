@@ -24,6 +24,8 @@ export interface RobotUser {
 export interface RobotEmulatorOptions {
   readonly users: readonly RobotUser[];
   readonly state?: RobotState;
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
   /** Replace a group's documented limit (tests use small ones). */
   readonly limits?: Partial<Record<LimitGroup, RequestLimit>>;
   /** Milliseconds since the epoch, for the limits' windows and the lock-out. Default `Date.now`. */
@@ -110,7 +112,7 @@ export function startRobotEmulator(options: RobotEmulatorOptions): RobotEmulator
 
   const server: Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     async fetch(request, srv) {
       const url = new URL(request.url);
       if (faults.latencyMs > 0) await Bun.sleep(faults.latencyMs);
