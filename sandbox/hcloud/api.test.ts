@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { RetryError } from "../../providers/errors.ts";
 import { CloudApiError } from "../../providers/kit/http/errors.ts";
-import { createNetwork, createServer, type Harness, startHarness } from "./testing.ts";
+import { type Answer, createNetwork, createServer, type Harness, startHarness } from "./testing.ts";
 
 const ctx = { signal: new AbortController().signal };
 let h: Harness;
@@ -11,7 +11,7 @@ afterEach(() => h.stop());
 const lbBody = { name: "lb-1", load_balancer_type: "lb11", location: "fsn1" };
 
 describe("the error envelope", () => {
-  test.each<[string, (h: Harness) => Promise<{ status: number; body: any }>, number, string, unknown]>([
+  test.each<[string, (h: Harness) => Promise<Answer>, number, string, unknown]>([
     ["a wrong token", (h) => h.call("GET", "/servers", undefined, "nope"), 401, "unauthorized", null],
     ["an unknown ID", (h) => h.call("GET", "/servers/999"), 404, "not_found", null],
     ["an unknown endpoint", (h) => h.call("GET", "/volcanoes"), 404, "not_found", null],
