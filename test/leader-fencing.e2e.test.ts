@@ -19,7 +19,7 @@ import { Resources } from "../kube/client-types.ts";
 import type { Lease, Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { lbService } from "./scenarios/services.ts";
-import { type ApiProxy, startApiProxy, writeProxiedKubeconfig } from "./support/api-proxy.ts";
+import { type ApiProxy, startApiProxy, writeProxiedConfig } from "./support/api-proxy.ts";
 import { poll, type RunningProcess, spawnManager } from "./support/processes.ts";
 import { type Sandbox, startSandbox } from "./support/sandbox.ts";
 
@@ -85,7 +85,7 @@ describe("one leader at a time, compiled managers against the sandbox", () => {
       const proxy = startApiProxy(server);
       proxies.push(proxy);
       const kubeconfig = join(sandbox.dir, `kubeconfig-proxied-${n}`);
-      await writeProxiedKubeconfig(sandbox.kubeconfig, kubeconfig, server, proxy);
+      await writeProxiedConfig(sandbox.kubeconfig, kubeconfig, server, proxy);
       const p = await spawnManager({ kubeconfig, cloudConfig: sandbox.cloudConfig }, [...LE_FLAGS, ...extra]);
       started.push(p);
       return [p, proxy];

@@ -1,8 +1,9 @@
 /**
- * A recording HTTP proxy in front of the API emulator, one per manager under test: the manager's kubeconfig points
- * at the proxy, so every request it sends is attributed to it without any help from production code. Watches are
- * streamed through unchanged. Writes the test names can be held back for a while before they are forwarded (an API
- * server under load), which keeps a manager's writes in flight when it is paused.
+ * A recording HTTP proxy in front of the API emulator or the simulated cloud, one per manager under test: the
+ * manager's kubeconfig or cloud-config points at the proxy, so every request it sends is attributed to it, and a
+ * write is seen the moment it is sent (not only once answered), without any help from production code. Watches are
+ * streamed through unchanged. Requests the test names can be held back before they are forwarded (a server under
+ * load), which keeps a manager's writes in flight when it is paused.
  */
 import { chmod } from "node:fs/promises";
 import type { Server } from "bun";
@@ -87,8 +88,11 @@ export function startApiProxy(target: string, opts: ApiProxyOptions = {}): ApiPr
   };
 }
 
-/** Writes a copy of the kubeconfig `from` to `to` with its API server `server` replaced by the proxy's URL. */
-export async function writeProxiedKubeconfig(from: string, to: string, server: string, proxy: ApiProxy): Promise<void> {
+/**
+ * Writes a copy of the configuration `from` (a kubeconfig, a cloud-config) to `to` (mode 0600) with the server URL
+ * `server` replaced by the proxy's.
+ */
+export async function writeProxiedConfig(from: string, to: string, server: string, proxy: ApiProxy): Promise<void> {
   const text = await Bun.file(from).text();
   if (!text.includes(server)) throw new Error(`${from} does not name the server ${server}`);
   await Bun.write(to, text.replaceAll(server, proxy.url));
