@@ -235,7 +235,7 @@ test(`metal: a leader paused with ${SERVICES} Services in hand writes nothing on
     `metal pause: paused ${resumedAt - pausedAt}ms with ${recordedAtPause} of ${SERVICES} Services recorded and ` +
       `${inFlightAtPause} of the leader's writes in flight; after SIGCONT ${refused} writes refused by the fence, ` +
       `${late.length} sent after the standby's acquire time (${leader.proxy.writes().length} writes in all); ` +
-      `the new leader made ${standby.proxy.writes().length}; ${watch.events()} Service versions watched; ` +
+      `the new leader made ${standby.proxy.writes().length}; ${watch.events()} Service versions watched, ${watch.violations.length} with an address held twice; ` +
       `the term ended with "${ended}"`,
   );
   expect(late.map((w) => `${w.method} ${w.path}`)).toEqual([]);
