@@ -60,7 +60,7 @@ export function newService(world: World, lb: LoadBalancer, spec: ServiceSpec): L
     http: protocol === "tcp" ? null : mergeHttp(null, spec.http),
     health_check: mergeHealthCheck(defaultHealthCheck(destination), spec.health_check),
   };
-  checkService(world, lb, service, []);
+  checkService(world, lb, service);
   return service;
 }
 
@@ -87,7 +87,7 @@ export function updatedService(world: World, lb: LoadBalancer, listenPort: numbe
   return service;
 }
 
-function checkService(world: World, lb: LoadBalancer, service: LBService, _others: LBService[]): void {
+function checkService(world: World, lb: LoadBalancer, service: LBService): void {
   const certificates = service.http?.certificates ?? [];
   if (service.protocol === "https" && certificates.length === 0) {
     throw invalidInput({ "http.certificates": ["a service of protocol https needs at least one certificate"] });
