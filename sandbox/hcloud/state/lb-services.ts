@@ -78,12 +78,7 @@ export function updatedService(world: World, lb: LoadBalancer, listenPort: numbe
     http: protocol === "tcp" ? null : mergeHttp(current.http, spec.http),
     health_check: mergeHealthCheck(current.health_check, spec.health_check),
   };
-  checkService(
-    world,
-    lb,
-    service,
-    lb.services.filter((s) => s !== current),
-  );
+  checkService(world, lb, service);
   return service;
 }
 
