@@ -2,7 +2,7 @@
  * The compiled host executables for end-to-end tests: the ones `npm test` built (CCM_TEST_BIN_DIR), or a build
  * made once per test process into a temporary folder when a test file runs on its own.
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "../../scripts/build.ts";
@@ -40,17 +40,22 @@ export async function runExecutable(
   args: string[],
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<Ran> {
-  const cwd = opts.cwd ?? (await mkdtemp(join(tmpdir(), "ccm-cwd-")));
-  const proc = Bun.spawn([path, ...args], {
-    cwd,
-    env: opts.env ?? { PATH: "/usr/bin:/bin" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+  const own = opts.cwd === undefined ? await mkdtemp(join(tmpdir(), "ccm-cwd-")) : undefined;
+  try {
+    const proc = Bun.spawn([path, ...args], {
+      cwd: opts.cwd ?? own,
+      env: opts.env ?? { PATH: "/usr/bin:/bin" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { code, stdout, stderr };
+  } finally {
+    // The empty folder made for this run only; a test that passes its own cwd keeps it.
+    if (own) await rm(own, { recursive: true, force: true });
+  }
 }
