@@ -40,10 +40,10 @@ export async function runExecutable(
   args: string[],
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<Ran> {
-  const own = opts.cwd === undefined ? await mkdtemp(join(tmpdir(), "ccm-cwd-")) : undefined;
+  const cwd = opts.cwd ?? (await mkdtemp(join(tmpdir(), "ccm-cwd-")));
   try {
     const proc = Bun.spawn([path, ...args], {
-      cwd: opts.cwd ?? own,
+      cwd,
       env: opts.env ?? { PATH: "/usr/bin:/bin" },
       stdout: "pipe",
       stderr: "pipe",
@@ -56,6 +56,6 @@ export async function runExecutable(
     return { code, stdout, stderr };
   } finally {
     // The empty folder made for this run only; a test that passes its own cwd keeps it.
-    if (own) await rm(own, { recursive: true, force: true });
+    if (opts.cwd === undefined) await rm(cwd, { recursive: true, force: true });
   }
 }
