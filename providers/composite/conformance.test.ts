@@ -11,8 +11,7 @@
 import { runConformance } from "../conformance/suite.ts";
 import { createMetalProvider } from "../metal/provider.ts";
 import { sandboxProvider } from "../sandbox/provider.ts";
-import { parseProviderID } from "../sandbox/provider-id.ts";
-import { startTestCloud } from "../sandbox/testing.ts";
+import { sandboxArrange, startTestCloud } from "../sandbox/testing.ts";
 import { createCompositeProvider } from "./provider.ts";
 
 const keptByDesign =
@@ -23,7 +22,6 @@ await runConformance({
   maxLoadBalancerNameLength: 32,
   async setup() {
     const t = startTestCloud();
-    const { state } = t.cloud;
     const metal = await createMetalProvider({
       config: "inventory: { requireInventoryEntry: true, deleteNodesMissingFromInventory: true }",
       configSource: "conformance",
@@ -35,22 +33,7 @@ await runConformance({
     ]);
     return {
       provider,
-      arrange: {
-        createMachine({ name }) {
-          const m = state.createMachine({ name });
-          return { nodeName: m.name, providerID: m.providerID, addresses: m.addresses };
-        },
-        stopMachine({ providerID }) {
-          state.updateMachine(parseProviderID(providerID), { state: "stopped" });
-        },
-        deleteMachine({ providerID }) {
-          state.deleteMachine(parseProviderID(providerID));
-        },
-        listLoadBalancers: () =>
-          state
-            .listLoadBalancers()
-            .map((lb) => ({ name: lb.name, hosts: lb.nodes, ports: lb.ports.map((p) => p.port) })),
-      },
+      arrange: sandboxArrange(t.cloud),
       teardown: () => t.stop(),
     };
   },

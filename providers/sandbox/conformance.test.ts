@@ -4,8 +4,7 @@
  */
 import { runConformance } from "../conformance/suite.ts";
 import { sandboxProvider } from "./provider.ts";
-import { parseProviderID } from "./provider-id.ts";
-import { startTestCloud } from "./testing.ts";
+import { sandboxArrange, startTestCloud } from "./testing.ts";
 
 await runConformance({
   name: "sandbox",
@@ -13,25 +12,9 @@ await runConformance({
   maxLoadBalancerNameLength: 32,
   setup() {
     const t = startTestCloud();
-    const { state } = t.cloud;
     return {
       provider: sandboxProvider(t.api),
-      arrange: {
-        createMachine({ name }) {
-          const m = state.createMachine({ name });
-          return { nodeName: m.name, providerID: m.providerID, addresses: m.addresses };
-        },
-        stopMachine({ providerID }) {
-          state.updateMachine(parseProviderID(providerID), { state: "stopped" });
-        },
-        deleteMachine({ providerID }) {
-          state.deleteMachine(parseProviderID(providerID));
-        },
-        listLoadBalancers: () =>
-          state
-            .listLoadBalancers()
-            .map((lb) => ({ name: lb.name, hosts: lb.nodes, ports: lb.ports.map((p) => p.port) })),
-      },
+      arrange: sandboxArrange(t.cloud),
       teardown: () => t.stop(),
     };
   },

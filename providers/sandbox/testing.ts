@@ -6,7 +6,9 @@
 import type { Node, Service } from "../../kube/objects.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../../sandbox/cloud/server.ts";
 import type { CallContext } from "../cloud.ts";
+import type { Arrange } from "../conformance/types.ts";
 import { SandboxHttpApi } from "./api/http.ts";
+import { parseProviderID } from "./provider-id.ts";
 
 export interface TestCloud {
   readonly cloud: SimulatedCloud;
@@ -40,6 +42,25 @@ export function startTestCloud(options: { timeoutMs?: number } = {}): TestCloud 
       for (const resolve of waiting.splice(0)) resolve();
     },
     stop: () => cloud.stop(),
+  };
+}
+
+/** The conformance suite's hooks over a test cloud: machines changed through its own state, as an operator would. */
+export function sandboxArrange(cloud: SimulatedCloud): Arrange {
+  const { state } = cloud;
+  return {
+    createMachine({ name }) {
+      const m = state.createMachine({ name });
+      return { nodeName: m.name, providerID: m.providerID, addresses: m.addresses };
+    },
+    stopMachine({ providerID }) {
+      state.updateMachine(parseProviderID(providerID), { state: "stopped" });
+    },
+    deleteMachine({ providerID }) {
+      state.deleteMachine(parseProviderID(providerID));
+    },
+    listLoadBalancers: () =>
+      state.listLoadBalancers().map((lb) => ({ name: lb.name, hosts: lb.nodes, ports: lb.ports.map((p) => p.port) })),
   };
 }
 
