@@ -21,7 +21,8 @@ interface LabelRequirement {
   readonly values: readonly string[];
 }
 
-const splitTopLevel = (s: string): string[] => {
+/** A selector's requirements: split at commas outside a set's parentheses, trimmed; empty ones kept. */
+export const splitRequirements = (s: string): string[] => {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
@@ -35,8 +36,11 @@ const splitTopLevel = (s: string): string[] => {
     }
   }
   parts.push(s.slice(start));
-  return parts.map((p) => p.trim()).filter((p) => p.length > 0);
+  return parts.map((p) => p.trim());
 };
+
+// Kubernetes passes over empty requirements (`a=b,,c`).
+const splitTopLevel = (s: string): string[] => splitRequirements(s).filter((p) => p.length > 0);
 
 const setRe = /^(\S+?)\s+(in|notin)\s*\(([^()]*)\)$/;
 const binaryRe = /^([^!=<>\s]+)\s*(==|!=|=|>|<)\s*(.*)$/;

@@ -6,6 +6,7 @@
  * reserved. A selector is requirements joined by commas (AND): `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`,
  * `k notin (a,b)`. `k!=v` and `k notin (…)` also hold for a resource without the key, as in Kubernetes.
  */
+import { splitRequirements } from "../apiserver/selectors.ts";
 import { invalidInput } from "./errors.ts";
 
 export type Labels = Record<string, string>;
@@ -104,22 +105,9 @@ function badSelector(text: string, why: string) {
   return invalidInput({ label_selector: [`cannot read '${text}': ${why}`] });
 }
 
-/** Commas split requirements, except inside a set's parentheses. */
+/** Requirements split as the Kubernetes emulator splits them; Hetzner refuses an empty one. */
 function splitTopLevel(s: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "," && depth === 0) {
-      parts.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(s.slice(start));
-  const trimmed = parts.map((p) => p.trim());
-  if (trimmed.some((p) => p === "")) throw badSelector(s, "an empty requirement between commas");
-  return trimmed;
+  const parts = splitRequirements(s);
+  if (parts.some((p) => p === "")) throw badSelector(s, "an empty requirement between commas");
+  return parts;
 }
