@@ -89,7 +89,9 @@ export const sandboxCommand: Subcommand = (env) =>
         print(`kubeconfig:      ${kubeconfig}`);
         print(`cloud-config:    ${cloudConfig}`);
         print(`simulated cloud: ${cloud.url}/v1 (docs/sandbox.md)`);
-        print(`watch it:        kubectl --kubeconfig ${kubeconfig} get nodes,services -o wide -w`);
+        // kubectl watches one resource type at a time (`get nodes,services -w` is refused): one line each.
+        print(`watch it:        kubectl --kubeconfig ${kubeconfig} get nodes -o wide -w`);
+        print(`                 kubectl --kubeconfig ${kubeconfig} get services -o wide -w`);
         if (controllers === "false") {
           print("run the controllers yourself:");
           print(

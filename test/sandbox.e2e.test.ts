@@ -20,6 +20,10 @@ test("the sandbox command initialises its nodes and gives the Service an externa
   ]) {
     expect(out).toContain(line);
   }
+  // kubectl refuses to watch two resource types at once, so each printed watch names one.
+  expect(out).toMatch(/kubectl --kubeconfig \S+ get nodes -o wide -w/);
+  expect(out).toMatch(/kubectl --kubeconfig \S+ get services -o wide -w/);
+  expect(out).not.toMatch(/get \w+,\w+ .*-w/);
   for (const n of [1, 2, 3]) {
     expect(out).toMatch(new RegExp(`node node-${n}: initialised sandbox://m-[0-9a-f]+ zone=zone-[abc] type=sb-`));
     expect(out).toMatch(new RegExp(`node node-${n}: addresses 10\\.0\\.0\\.\\d+,198\\.51\\.100\\.\\d+`));
