@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { Registry } from "prom-client";
+import * as v from "valibot";
+import { createNetwork, createServer, type Harness, startHarness, TOKEN } from "../../../sandbox/hcloud/testing.ts";
+import { CloudApiError } from "../../kit/http/errors.ts";
+import { rejection } from "../../testing.ts";
+import { actionAnswer, followAction, HcloudActionError } from "./actions.ts";
+import { createHcloudTransport, type HcloudTransport, hcloudErrorOf, listAll } from "./client.ts";
+
+const ctx = { signal: new AbortController().signal };
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
+
+function setUp(options: Parameters<typeof startHarness>[0] = {}): { h: Harness; t: HcloudTransport } {
+  h = startHarness(options);
+  const t = createHcloudTransport({
+    token: TOKEN,
+    endpoint: h.emulator.endpoint,
+    metrics: new Registry(),
+    rateLimit: { qps: 0, burst: 1 },
+    now: h.clock.now,
+    sleep: h.clock.sleep,
+    random: () => 0.5,
+  });
+  return { h, t };
+}
+
+describe("hcloud error envelope", () => {
+  test.each([
+    [{ error: { code: "locked", message: "server 1 is locked" } }, { code: "locked", message: "server 1 is locked" }],
+    [
+      {
+        error: {
+          code: "invalid_input",
+          message: "invalid input in field 'name'",
+          details: { fields: [{ name: "name", messages: ["must be a valid host name"] }] },
+        },
+      },
+      { code: "invalid_input", message: "invalid input in field 'name' (name: must be a valid host name)" },
+    ],
+    [
+      { error: { code: "uniqueness_error", message: "name is already used", details: { fields: [{ name: "name" }] } } },
+      { code: "uniqueness_error", message: "name is already used (name)" },
+    ],
+    [{ error: { code: "not_found", message: "x", details: null } }, { code: "not_found", message: "x" }],
+    [{ something: "else" }, undefined],
+    ["<html>bad gateway</html>", undefined],
+  ])("reads %j", (body, want) => {
+    expect(hcloudErrorOf(body)).toEqual(want);
+  });
+});
+
+describe("hcloud transport against the emulator", () => {
+  test("lists in pages of 50, one call per page", async () => {
+    const { h, t } = setUp();
+    for (let i = 0; i < 120; i++) await createServer(h, `node-${i}`);
+    const item = v.object({ id: v.number(), name: v.string() });
+    const servers = await listAll(t, ctx, { operation: "listServers", path: "/servers", key: "servers", item });
+    expect(servers.map((s) => s.name)).toEqual(Array.from({ length: 120 }, (_, i) => `node-${i}`));
+    expect(h.emulator.calls.count("GET /v1/servers")).toBe(3);
+  });
+
+  test("retries locked and conflict answers, even for a POST", async () => {
+    const { h, t } = setUp();
+    const network = await createNetwork(h);
+    await h.call("PUT", "/_emulator/faults", {
+      failNext: [
+        { pathPrefix: "/networks", code: "locked", count: 1 },
+        { pathPrefix: "/networks", code: "conflict", count: 1 },
+      ],
+    });
+    const answer = await t.client.request(ctx, {
+      operation: "addRoute",
+      method: "POST",
+      path: `/networks/${network}/actions/add_route`,
+      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
+      answer: actionAnswer,
+    });
+    expect(answer.action.status).toBe("success");
+    expect(h.emulator.world.network(network).routes).toEqual([{ destination: "10.244.0.0/24", gateway: "10.0.1.1" }]);
+  });
+
+  test("a refused request names the field the API named", async () => {
+    const { t } = setUp();
+    const err = await rejection(() =>
+      t.client.request(ctx, {
+        operation: "createNetwork",
+        method: "POST",
+        path: "/networks",
+        body: { name: "n", ip_range: "8.8.0.0/16" },
+        answer: v.unknown(),
+      }),
+    );
+    expect(err).toBeInstanceOf(CloudApiError);
+    expect((err as CloudApiError).code).toBe("invalid_input");
+    expect(err.message).toContain("ip_range: 8.8.0.0/16 must be a private range");
+  });
+});
+
+describe("following actions", () => {
+  test("polls a running action until it succeeds", async () => {
+    const { h, t } = setUp({ actionDurationMs: 3_000 });
+    const network = await createNetwork(h);
+    const started = await t.client.request(ctx, {
+      operation: "addRoute",
+      method: "POST",
+      path: `/networks/${network}/actions/add_route`,
+      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
+      answer: actionAnswer,
+    });
+    expect(started.action.status).toBe("running");
+    const done = await followAction(t, ctx, started.action, { operation: "hcloud/networks.addRoute" });
+    expect(done.status).toBe("success");
+    expect(h.clock.waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(3_000);
+    console.log(`followed a 3 s action in ${h.emulator.calls.count("GET /v1/actions/:id")} polls`);
+  });
+
+  test("a failed action is an error with the action's code", async () => {
+    const { h, t } = setUp({ actionDurationMs: 1_000 });
+    const network = await createNetwork(h);
+    await h.call("PUT", "/_emulator/faults", { failActions: [{ command: "add_route", count: 1 }] });
+    const started = await t.client.request(ctx, {
+      operation: "addRoute",
+      method: "POST",
+      path: `/networks/${network}/actions/add_route`,
+      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
+      answer: actionAnswer,
+    });
+    const err = await rejection(() => followAction(t, ctx, started.action, { operation: "hcloud/networks.addRoute" }));
+    expect(err).toBeInstanceOf(HcloudActionError);
+    expect(err.message).toStartWith(`hcloud/networks.addRoute: action ${started.action.id} (add_route) failed: `);
+  });
+
+  test("an action still running at the deadline is an error that says so", async () => {
+    const { h, t } = setUp({ actionDurationMs: 60_000 });
+    const network = await createNetwork(h);
+    const started = await t.client.request(ctx, {
+      operation: "addRoute",
+      method: "POST",
+      path: `/networks/${network}/actions/add_route`,
+      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
+      answer: actionAnswer,
+    });
+    const err = await rejection(() =>
+      followAction(t, ctx, started.action, { operation: "hcloud/networks.addRoute", timeoutMs: 5_000 }),
+    );
+    expect(err.message).toContain("still running after 5000ms");
+  });
+});

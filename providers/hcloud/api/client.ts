@@ -1,0 +1,154 @@
+/**
+ * The Hetzner Cloud API transport every `api/*.ts` module of the hcloud provider builds on: the cloud-API kit's
+ * client with Bearer auth, `HCLOUD_ENDPOINT`, hcloud's error envelope (field details folded into the message), the
+ * codes that mean "nothing was done, try again" (`locked`, `conflict`, `rate_limit_exceeded`), and a declared rate
+ * limit inside the project's budget of 3600 requests an hour. The kit reads Hetzner's `RateLimit-*` headers and
+ * `Retry-After` by itself and slows down before the budget is spent.
+ *
+ * Listings go through `listAll`: pages of 50 (the API's maximum), so a project of N servers costs ⌈N/50⌉ calls.
+ */
+import type { ConsolaInstance } from "consola";
+import type { Registry } from "prom-client";
+import * as v from "valibot";
+import { abortableSleep, type Now, type Sleep } from "../../../kube/sleep.ts";
+import type { CallContext, RateLimit } from "../../cloud.ts";
+import { CloudApiClient } from "../../kit/http/client.ts";
+import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
+
+export const defaultHcloudEndpoint = "https://api.hetzner.cloud/v1";
+
+/**
+ * Hetzner's budget is a bucket of 3600 refilled at one request a second. Declaring 0.9 a second with a burst of 10
+ * keeps a busy manager at most 3250 an hour, leaving room for `doctor`, kubectl plugins or a second manager
+ * during a handover.
+ */
+export const hcloudRateLimit: RateLimit = { qps: 0.9, burst: 10 };
+
+/** The API's largest page. */
+export const PAGE_SIZE = 50;
+
+/** hcloud-go gives a request 30 s; a page of 50 servers is the largest answer we ask for. */
+const TIMEOUT_MS = 30_000;
+
+/** The codes Hetzner answers when the request changed nothing and may be sent again as it is. */
+const RETRYABLE_CODES = new Set(["locked", "conflict", "rate_limit_exceeded", "maintenance", "resource_unavailable"]);
+
+export const hcloudRetryable: RetryPolicy["retryable"] = ({ code }) => RETRYABLE_CODES.has(code);
+
+const envelope = v.object({
+  error: v.object({
+    code: v.string(),
+    message: v.optional(v.string(), ""),
+    details: v.optional(
+      v.nullable(
+        v.object({
+          fields: v.optional(
+            v.array(v.object({ name: v.string(), messages: v.optional(v.nullable(v.array(v.string()))) })),
+          ),
+        }),
+      ),
+    ),
+  }),
+});
+
+/**
+ * Hetzner's `{"error": {"code", "message", "details"}}`; for `invalid_input` and `uniqueness_error` the fields the
+ * API named (`details.fields`) are added to the message, since its message alone says only "invalid input".
+ */
+export function hcloudErrorOf(body: unknown): { code: string; message: string } | undefined {
+  const parsed = v.safeParse(envelope, body);
+  if (!parsed.success) return undefined;
+  const { code, message, details } = parsed.output.error;
+  const fields = (details?.fields ?? []).map((f) =>
+    f.messages?.length ? `${f.name}: ${f.messages.join(", ")}` : f.name,
+  );
+  return { code, message: fields.length > 0 ? `${message} (${fields.join("; ")})` : message };
+}
+
+export interface HcloudTransportOptions {
+  readonly token: string;
+  /** `HCLOUD_ENDPOINT`; default Hetzner's. */
+  readonly endpoint?: string | undefined;
+  /** Where the kit's `cloudprovider_hcloud_api_*` metrics go. */
+  readonly metrics?: Registry | undefined;
+  /** Default `hcloudRateLimit`. */
+  readonly rateLimit?: RateLimit | undefined;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly timeoutMs?: number;
+  readonly logger?: ConsolaInstance;
+  readonly fetch?: typeof fetch;
+  readonly now?: Now;
+  readonly sleep?: Sleep;
+  readonly random?: () => number;
+}
+
+/** The kit client plus the clock that action polling and caches share with it. */
+export interface HcloudTransport {
+  readonly client: CloudApiClient;
+  readonly now: Now;
+  readonly sleep: Sleep;
+}
+
+const NAME = "hcloud/api";
+
+export function createHcloudTransport(o: HcloudTransportOptions): HcloudTransport {
+  const now = o.now ?? Date.now;
+  const sleep = o.sleep ?? abortableSleep;
+  const authorization = `Bearer ${o.token}`;
+  const client = new CloudApiClient({
+    name: NAME,
+    provider: "hcloud",
+    baseUrl: o.endpoint ?? defaultHcloudEndpoint,
+    auth: () => ({ authorization }),
+    timeoutMs: o.timeoutMs ?? TIMEOUT_MS,
+    rateLimit: o.rateLimit ?? hcloudRateLimit,
+    metrics: o.metrics,
+    errorOf: hcloudErrorOf,
+    retry: { retryable: hcloudRetryable, ...o.retry },
+    userAgent: "ccm-ts hcloud",
+    now,
+    sleep,
+    ...(o.random && { random: o.random }),
+    ...(o.fetch && { fetch: o.fetch }),
+    ...(o.logger && { logger: o.logger }),
+  });
+  return { client, now, sleep };
+}
+
+const pagination = v.object({
+  meta: v.optional(
+    v.object({
+      pagination: v.optional(v.object({ next_page: v.optional(v.nullable(v.number()), null) })),
+    }),
+  ),
+});
+
+export interface ListRequest<T> {
+  /** The metric label and error prefix: `listServers`. */
+  readonly operation: string;
+  readonly path: string;
+  /** The answer's array key: `servers`. */
+  readonly key: string;
+  readonly item: v.GenericSchema<unknown, T>;
+  /** Filters such as `name`, `label_selector`; `page` and `per_page` are set here. */
+  readonly query?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Every item of a listing, in pages of 50 (`meta.pagination.next_page`); one call per page. */
+export async function listAll<T>(t: HcloudTransport, ctx: CallContext, req: ListRequest<T>): Promise<T[]> {
+  const answer = v.object({ ...pagination.entries, [req.key]: v.array(req.item) });
+  const items: T[] = [];
+  const pages = t.client.pages(
+    ctx,
+    (page: number | undefined) => ({
+      operation: req.operation,
+      method: "GET",
+      path: req.path,
+      query: { ...req.query, page: page ?? 1, per_page: PAGE_SIZE },
+      answer,
+    }),
+    ({ answer }) => answer.meta?.pagination?.next_page,
+  );
+  for await (const page of pages) items.push(...((page as Record<string, unknown>)[req.key] as T[]));
+  return items;
+}
