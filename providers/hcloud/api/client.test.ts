@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { Registry } from "prom-client";
 import * as v from "valibot";
-import { createNetwork, createServer, type Harness, startHarness, TOKEN } from "../../../sandbox/hcloud/testing.ts";
+import { createNetwork, createServer, type Harness } from "../../../sandbox/hcloud/testing.ts";
 import { CloudApiError } from "../../kit/http/errors.ts";
 import { rejection } from "../../testing.ts";
 import { actionAnswer, followAction, HcloudActionError } from "./actions.ts";
-import { createHcloudTransport, type HcloudTransport, hcloudErrorOf, listAll } from "./client.ts";
+import { hcloudErrorOf, listAll } from "./client.ts";
+import { type ApiHarness, startApiHarness } from "./testing.ts";
 
 const ctx = { signal: new AbortController().signal };
 let h: Harness | undefined;
@@ -14,18 +14,10 @@ afterEach(async () => {
   h = undefined;
 });
 
-function setUp(options: Parameters<typeof startHarness>[0] = {}): { h: Harness; t: HcloudTransport } {
-  h = startHarness(options);
-  const t = createHcloudTransport({
-    token: TOKEN,
-    endpoint: h.emulator.endpoint,
-    metrics: new Registry(),
-    rateLimit: { qps: 0, burst: 1 },
-    now: h.clock.now,
-    sleep: h.clock.sleep,
-    random: () => 0.5,
-  });
-  return { h, t };
+function setUp(options: Parameters<typeof startApiHarness>[0] = {}): ApiHarness {
+  const started = startApiHarness(options);
+  h = started.h;
+  return started;
 }
 
 describe("hcloud error envelope", () => {
