@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { HcloudAnnotations, HcloudReservedAnnotations } from "../providers/hcloud/annotations.ts";
 import type { Annotation } from "../providers/kit/annotations/declare.ts";
 import { annotationTable, withGeneratedSection } from "../providers/kit/annotations/reference.ts";
 import { MetalRecordAnnotations, MetalServiceAnnotations } from "../providers/metal/annotations.ts";
@@ -19,6 +20,8 @@ async function annotationPage(path: string, annotations: readonly Annotation<unk
 }
 
 export const ANNOTATION_PAGES = {
+  "docs/providers/hcloud.md": () =>
+    annotationPage("docs/providers/hcloud.md", [...HcloudAnnotations.list, ...HcloudReservedAnnotations.list]),
   "docs/providers/metal.md": () =>
     annotationPage("docs/providers/metal.md", [...MetalServiceAnnotations.list, ...MetalRecordAnnotations.list]),
   "docs/sandbox.md": () => annotationPage("docs/sandbox.md", SandboxAnnotations.list),
