@@ -63,7 +63,7 @@ export function listedRoutes(
   });
 }
 
-export function createRoutes(deps: RoutesDeps) {
+export function createRoutes(deps: RoutesDeps): Routes {
   const { servers, networks, network } = deps;
 
   /** The private IP of the Node's Cloud server in the network: the route's gateway. */
@@ -143,5 +143,5 @@ export function createRoutes(deps: RoutesDeps) {
         throw wrapError(op, err);
       }
     },
-  } satisfies Routes;
+  };
 }
