@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { createServer as createServerInWorld } from "../../sandbox/hcloud/state/servers.ts";
 import { createServer } from "../../sandbox/hcloud/testing.ts";
 import { InstanceNotFoundError } from "../errors.ts";
 import { rejection } from "../testing.ts";
@@ -198,5 +199,31 @@ describe("bulk lookup", () => {
       node("nothing-here"),
     ]);
     expect([...result.entries()]).toEqual([["nothing-here", null]]);
+  });
+
+  test("a full refresh of 1000 Nodes costs 20 calls, against 1000 for one call per Node", async () => {
+    const e = setUp();
+    const created = await e.h.call("POST", "/networks", {
+      name: "k8s",
+      ip_range: "10.0.0.0/16",
+      subnets: [{ type: "cloud", network_zone: "eu-central", ip_range: "10.0.16.0/20" }],
+    });
+    const network: number = created.body.network.id;
+    const nodes = Array.from({ length: 1000 }, (_, i) => {
+      const { server } = createServerInWorld(e.h.emulator.world, {
+        name: `node-${i}`,
+        server_type: "cx22",
+        networks: [network],
+      });
+      return node(`node-${i}`, providerID(`hcloud://${server.id}`));
+    });
+    const instances = instancesOn(e, { network: "k8s" });
+    await instances.instanceMetadataBulk!(ctx, nodes.slice(0, 1)); // resolves HCLOUD_NETWORK once, as at start
+    e.h.emulator.calls.reset();
+    const result = await instances.instanceMetadataBulk!(ctx, nodes);
+    const calls = e.h.emulator.calls.snapshot().total;
+    console.log(`full refresh of ${nodes.length} Nodes: ${calls} Cloud API calls (one call per Node: ${nodes.length})`);
+    expect([...result.values()].filter((r) => r !== null).length).toBe(1000);
+    expect(calls).toBe(20);
   });
 });
