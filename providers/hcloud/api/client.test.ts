@@ -22,8 +22,13 @@ function setUp(options: Parameters<typeof startApiHarness>[0] = {}): ApiHarness 
 
 describe("hcloud error envelope", () => {
   test.each([
-    [{ error: { code: "locked", message: "server 1 is locked" } }, { code: "locked", message: "server 1 is locked" }],
     [
+      "code and message",
+      { error: { code: "locked", message: "server 1 is locked" } },
+      { code: "locked", message: "server 1 is locked" },
+    ],
+    [
+      "the fields an invalid_input names, with their messages",
       {
         error: {
           code: "invalid_input",
@@ -34,13 +39,18 @@ describe("hcloud error envelope", () => {
       { code: "invalid_input", message: "invalid input in field 'name' (name: must be a valid host name)" },
     ],
     [
+      "a field named without messages",
       { error: { code: "uniqueness_error", message: "name is already used", details: { fields: [{ name: "name" }] } } },
       { code: "uniqueness_error", message: "name is already used (name)" },
     ],
-    [{ error: { code: "not_found", message: "x", details: null } }, { code: "not_found", message: "x" }],
-    [{ something: "else" }, undefined],
-    ["<html>bad gateway</html>", undefined],
-  ])("reads %j", (body, want) => {
+    [
+      "null details",
+      { error: { code: "not_found", message: "x", details: null } },
+      { code: "not_found", message: "x" },
+    ],
+    ["nothing from another shape", { something: "else" }, undefined],
+    ["nothing from a proxy's page", "<html>bad gateway</html>", undefined],
+  ])("reads %s", (_, body, want) => {
     expect(hcloudErrorOf(body)).toEqual(want);
   });
 });
