@@ -7,12 +7,10 @@
  *
  * Listings go through `listAll`: pages of 50 (the API's maximum), so a project of N servers costs ⌈N/50⌉ calls.
  */
-import type { ConsolaInstance } from "consola";
-import type { Registry } from "prom-client";
 import * as v from "valibot";
 import { abortableSleep, type Now, type Sleep } from "../../../kube/sleep.ts";
 import type { CallContext, RateLimit } from "../../cloud.ts";
-import { CloudApiClient } from "../../kit/http/client.ts";
+import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
 import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
 
 export const defaultHcloudEndpoint = "https://api.hetzner.cloud/v1";
@@ -65,21 +63,12 @@ export function hcloudErrorOf(body: unknown): { code: string; message: string } 
   return { code, message: fields.length > 0 ? `${message} (${fields.join("; ")})` : message };
 }
 
-export interface HcloudTransportOptions {
+/** `rateLimit` defaults to `hcloudRateLimit`; `metrics` takes the kit's `cloudprovider_hcloud_api_*` metrics. */
+export interface HcloudTransportOptions extends CloudApiClientTuning {
   readonly token: string;
   /** `HCLOUD_ENDPOINT`; default Hetzner's. */
   readonly endpoint?: string | undefined;
-  /** Where the kit's `cloudprovider_hcloud_api_*` metrics go. */
-  readonly metrics?: Registry | undefined;
-  /** Default `hcloudRateLimit`. */
-  readonly rateLimit?: RateLimit | undefined;
-  readonly retry?: Partial<RetryPolicy>;
   readonly timeoutMs?: number;
-  readonly logger?: ConsolaInstance;
-  readonly fetch?: typeof fetch;
-  readonly now?: Now;
-  readonly sleep?: Sleep;
-  readonly random?: () => number;
 }
 
 /** The kit client plus the clock that action polling and caches share with it. */

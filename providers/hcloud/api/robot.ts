@@ -12,14 +12,11 @@
  * - Refused credentials say which settings to check; Robot locks an address out after three failed logins.
  * - Everything else throws an `Error` starting `hcloud/robot.<method>: ` whose `cause` chain holds the kit's error.
  */
-import type { ConsolaInstance } from "consola";
-import type { Registry } from "prom-client";
 import type * as v from "valibot";
-import type { CallContext, RateLimit } from "../../cloud.ts";
+import type { CallContext } from "../../cloud.ts";
 import { RetryError } from "../../errors.ts";
-import { CloudApiClient, type CloudRequest } from "../../kit/http/client.ts";
+import { CloudApiClient, type CloudApiClientTuning, type CloudRequest } from "../../kit/http/client.ts";
 import { CloudApiError } from "../../kit/http/errors.ts";
-import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
 import {
   budgetOf,
   type RobotServerAnswer,
@@ -60,7 +57,7 @@ export interface RobotApi {
   powerState(ctx: CallContext, number: number): Promise<RobotPowerState | undefined>;
 }
 
-export interface RobotHttpApiOptions {
+export interface RobotHttpApiOptions extends CloudApiClientTuning {
   readonly user: string;
   readonly password: string;
   /** Default Robot's own; the emulator's in tests. */
@@ -68,12 +65,6 @@ export interface RobotHttpApiOptions {
   /** After a rate-limit answer, how long to stop asking Robot (`ROBOT_RATE_LIMIT_WAIT_TIME`). */
   readonly rateLimitWaitMs?: number;
   readonly timeoutMs?: number;
-  readonly metrics?: Registry | undefined;
-  readonly rateLimit?: RateLimit | undefined;
-  readonly retry?: Partial<RetryPolicy>;
-  readonly logger?: ConsolaInstance;
-  readonly fetch?: typeof fetch;
-  readonly now?: () => number;
 }
 
 const NAME = "hcloud/robot";

@@ -63,6 +63,15 @@ export interface CloudApiClientOptions {
   readonly random?: () => number;
 }
 
+/**
+ * What a provider's client takes from its own caller and hands to the kit unchanged: where the metrics go, the
+ * declared rate limit, the retry policy, and what tests inject. Provider clients' options extend it.
+ */
+export type CloudApiClientTuning = Pick<
+  CloudApiClientOptions,
+  "metrics" | "rateLimit" | "retry" | "logger" | "fetch" | "now" | "sleep" | "random"
+>;
+
 export interface CloudRequest<S extends v.GenericSchema> {
   /** The metric label and the error prefix's last part: `getMachine`. */
   readonly operation: string;

@@ -3,12 +3,9 @@
  * (`PVEAPIToken=<id>=<secret>`), the cluster's TLS trust, a timeout per attempt, retries, schemas for every
  * answer (schemas.ts) and the `cloudprovider_proxmox_api_*` metrics.
  */
-import type { ConsolaInstance } from "consola";
-import type { Registry } from "prom-client";
-import type { CallContext, RateLimit } from "../../cloud.ts";
-import { CloudApiClient } from "../../kit/http/client.ts";
+import type { CallContext } from "../../cloud.ts";
+import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
 import { CloudApiError } from "../../kit/http/errors.ts";
-import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
 import type { AgentInterface, HAGroup, ProxmoxApi, ProxmoxVM, VMConfig } from "./client.ts";
 import {
   agentAnswer,
@@ -20,7 +17,7 @@ import {
   versionAnswer,
 } from "./schemas.ts";
 
-export interface ProxmoxHttpApiOptions {
+export interface ProxmoxHttpApiOptions extends CloudApiClientTuning {
   /** Up to and including `/api2/json`, without a trailing slash. */
   readonly url: string;
   /** The cluster's region, in error messages: `proxmox/api[cluster-1].listVMs: …`. */
@@ -31,11 +28,6 @@ export interface ProxmoxHttpApiOptions {
   readonly ca?: string | undefined;
   readonly insecure?: boolean;
   readonly timeoutMs: number;
-  readonly metrics?: Registry | undefined;
-  readonly rateLimit?: RateLimit | undefined;
-  readonly retry?: Partial<RetryPolicy>;
-  readonly logger?: ConsolaInstance;
-  readonly fetch?: typeof fetch;
 }
 
 export class ProxmoxHttpApi implements ProxmoxApi {

@@ -3,12 +3,8 @@
  * timeout per attempt, retries, the provider's declared rate limit, schemas for every body and answer (schemas.ts),
  * and the `cloudprovider_sandbox_api_*` metrics. The error mapping is the one `client.ts` promises.
  */
-import type { ConsolaInstance } from "consola";
-import type { Registry } from "prom-client";
-import type { Now, Sleep } from "../../../kube/sleep.ts";
-import type { CallContext, RateLimit } from "../../cloud.ts";
-import { CloudApiClient } from "../../kit/http/client.ts";
-import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
+import type { CallContext } from "../../cloud.ts";
+import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
 import type {
   LoadBalancerSpec,
   MachinePage,
@@ -29,27 +25,14 @@ import {
   routesAnswer,
 } from "./schemas.ts";
 
-export interface HttpApiOptions {
+export interface HttpApiOptions extends CloudApiClientTuning {
   /** The cloud's base URL, e.g. `http://127.0.0.1:8081` (the API lives under `/v1`). */
   readonly url: string;
   readonly token: string;
   /** Per attempt, on top of the caller's signal. */
   readonly timeoutMs: number;
-  /** Where the per-call metrics go (`ProviderFactoryInput.metrics`); absent ⇒ a registry of their own. */
-  readonly metrics?: Registry | undefined;
-  /** The provider's declared rate limit, as a client-side token bucket; absent ⇒ unlimited. */
-  readonly rateLimit?: RateLimit | undefined;
-  /** Default the kit's: 3 retries. Tests that want each answer as the cloud gave it set `maxRetries: 0`. */
-  readonly retry?: Partial<RetryPolicy>;
-  readonly logger?: ConsolaInstance;
   /** Sent as `User-Agent` on every call; default `fetch`'s own. */
   readonly userAgent?: string;
-  /** Injected for tests that need a different transport; default the global `fetch`. */
-  readonly fetch?: typeof fetch;
-  /** Milliseconds; reads a Retry-After given as a date. Default `Date.now`. */
-  readonly now?: Now;
-  readonly sleep?: Sleep;
-  readonly random?: () => number;
 }
 
 export class SandboxHttpApi implements SandboxApi {
