@@ -7,21 +7,14 @@
  * remaining Service, with its address as the Service's ingress, and none for the deleted ones.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createConsola } from "consola";
-import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import { createInformer } from "../kube/informer.ts";
 import type { Service } from "../kube/objects.ts";
-import { loadTransport } from "../kube/transport.ts";
 import { Finalizers } from "../kube/well-known.ts";
-import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
-import { createMachines } from "../sandbox/cloud/fixtures.ts";
-import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
-import { startKubelets } from "../sandbox/kubelets.ts";
+import type { ApiServer } from "../sandbox/apiserver/server.ts";
+import type { SimulatedCloud } from "../sandbox/cloud/server.ts";
+import { type InProcessCluster, startInProcessCluster } from "./support/in-process.ts";
 import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
 const SERVICES = 100;
@@ -33,48 +26,32 @@ const doomed = new Set(names.filter((_, i) => i % 5 < 2));
 
 const quiet = createConsola({ level: -999 });
 const stopAll = new AbortController();
+let cluster: InProcessCluster;
 let api: ApiServer;
 let cloud: SimulatedCloud;
 let client: KubeClient;
-let dir = "";
-let files: { kubeconfig: string; cloudConfig: string };
-let kubeletsDone: Promise<void> = Promise.resolve();
 const managers: RunningProcess[] = [];
 const manager = () => managers[managers.length - 1] as RunningProcess;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "ccm-faults-"));
-  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
-  const token = randomBytes(16).toString("hex");
-  cloud = startSimulatedCloud({ token });
-  files = { kubeconfig: join(dir, "kubeconfig"), cloudConfig: join(dir, "cloud.yaml") };
-  await api.writeKubeconfig(files.kubeconfig);
-  await writeFile(files.cloudConfig, `url: ${cloud.url}\ntoken: ${token}\n`, { mode: 0o600 });
-  client = createKubeClient(loadTransport({ kubeconfig: files.kubeconfig }), { qps: 0, burst: 0, userAgent: "e2e" });
-  createMachines(cloud.state, 3);
-  const kubelets = startKubelets({
-    client,
-    cloud: cloud.state,
-    logger: quiet,
+  cluster = await startInProcessCluster({
+    name: "faults",
+    machines: 3,
+    api: { bookmarkIntervalMs: 2_000 },
     assignPodCIDRs: true,
-    signal: stopAll.signal,
   });
-  kubeletsDone = kubelets.done;
-  await kubelets.registered;
+  ({ api, cloud, client } = cluster);
 }, 60_000);
 
 afterAll(async () => {
   for (const m of managers) m.proc.kill("SIGKILL");
   await Promise.all(managers.map((m) => m.exited));
   stopAll.abort();
-  await kubeletsDone;
-  await cloud?.stop();
-  await api?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 async function startManager(): Promise<void> {
-  const cmd = await managerCommand(files, ["--controllers=service,cloud-node", "--concurrent-service-syncs=5"]);
+  const cmd = await managerCommand(cluster.files, ["--controllers=service,cloud-node", "--concurrent-service-syncs=5"]);
   managers.push(spawnCollecting(cmd));
 }
 

@@ -5,21 +5,13 @@
  * the calls the controllers made, and the errors and throttles of faults injected through the cloud's fault API.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createConsola } from "consola";
-import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Service } from "../kube/objects.ts";
-import { loadTransport } from "../kube/transport.ts";
 import type { Authorizer } from "../sandbox/apiserver/auth.ts";
-import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
-import { createMachines } from "../sandbox/cloud/fixtures.ts";
-import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
-import { startKubelets } from "../sandbox/kubelets.ts";
+import type { SimulatedCloud } from "../sandbox/cloud/server.ts";
 import { pollFor } from "../scripts/lib/processes.ts";
 import { cloudApi } from "./support/cluster.ts";
+import { type InProcessCluster, startInProcessCluster } from "./support/in-process.ts";
 import { freePort, poll, type RunningProcess, spawnManager } from "./support/processes.ts";
 
 const TOKENS = {
@@ -31,33 +23,23 @@ const authorizer: Authorizer = (a) => {
   if (a.user === "metrics-reader" && a.path === "/metrics" && a.verb === "get") return { allowed: true };
   return { allowed: false, reason: "no rule allows it" };
 };
-const CLOUD_TOKEN = "provider-metrics-cloud-token";
-
-const quiet = createConsola({ level: -999 });
-const stopAll = new AbortController();
-let dir = "";
-let api: ApiServer;
+let cluster: InProcessCluster;
 let cloud: SimulatedCloud;
 let client: KubeClient;
 let manager: RunningProcess | undefined;
-let kubeletsDone: Promise<void> = Promise.resolve();
 let base = "";
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "ccm-provider-metrics-"));
-  api = await startApiServer({ tokens: TOKENS, authorizer });
-  cloud = startSimulatedCloud({ token: CLOUD_TOKEN });
-  const kubeconfig = await api.writeKubeconfig(join(dir, "kubeconfig"), { user: "cloud-controller-manager" });
-  const cloudConfig = join(dir, "cloud.yaml");
-  await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: ${CLOUD_TOKEN}\n`, { mode: 0o600 });
-  client = createKubeClient(loadTransport({ kubeconfig }), { qps: 0, burst: 0, userAgent: "e2e" });
-  createMachines(cloud.state, 2);
-  const kubelets = startKubelets({ client, cloud: cloud.state, logger: quiet, signal: stopAll.signal });
-  kubeletsDone = kubelets.done;
-  await kubelets.registered;
+  cluster = await startInProcessCluster({
+    name: "provider-metrics",
+    machines: 2,
+    api: { tokens: TOKENS, authorizer },
+    managerUser: "cloud-controller-manager",
+  });
+  ({ cloud, client } = cluster);
   const port = freePort();
   base = `https://127.0.0.1:${port}`;
-  manager = await spawnManager({ kubeconfig, cloudConfig }, [
+  manager = await spawnManager(cluster.files, [
     `--secure-port=${port}`,
     "--bind-address=127.0.0.1",
     "--controllers=service,cloud-node",
@@ -67,11 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   manager?.proc.kill("SIGKILL");
   await manager?.exited;
-  stopAll.abort();
-  await kubeletsDone;
-  await cloud?.stop();
-  await api?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 /** The manager's `/metrics`, or "" while it does not serve yet. */
@@ -134,7 +112,7 @@ describe("the compiled manager's /metrics after a sandbox run", () => {
 
   test("counts a throttle the kit waited out and an error the cloud's fault API injected", async () => {
     const before = await scrape();
-    await cloudApi(cloud.url, CLOUD_TOKEN).setFaults({
+    await cloudApi(cloud.url, cluster.cloudToken).setFaults({
       failNext: [
         { method: "PUT", pathPrefix: "/v1/load-balancers", status: 429, count: 1, retryAfterSeconds: 1 },
         { method: "PUT", pathPrefix: "/v1/load-balancers", status: 400, count: 1 },
