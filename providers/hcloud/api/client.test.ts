@@ -14,6 +14,16 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** Starts the action that routes 10.244.0.0/24 through 10.0.1.1 in `network`. */
+const addRoute = (t: ApiHarness["t"], network: number) =>
+  t.client.request(ctx, {
+    operation: "addRoute",
+    method: "POST",
+    path: `/networks/${network}/actions/add_route`,
+    body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
+    answer: actionAnswer,
+  });
+
 function setUp(options: Parameters<typeof startApiHarness>[0] = {}): ApiHarness {
   const started = startApiHarness(options);
   h = started.h;
@@ -74,13 +84,7 @@ describe("hcloud transport against the emulator", () => {
         { pathPrefix: "/networks", code: "conflict", count: 1 },
       ],
     });
-    const answer = await t.client.request(ctx, {
-      operation: "addRoute",
-      method: "POST",
-      path: `/networks/${network}/actions/add_route`,
-      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
-      answer: actionAnswer,
-    });
+    const answer = await addRoute(t, network);
     expect(answer.action.status).toBe("success");
     expect(h.emulator.world.network(network).routes).toEqual([{ destination: "10.244.0.0/24", gateway: "10.0.1.1" }]);
   });
@@ -106,13 +110,7 @@ describe("following actions", () => {
   test("polls a running action until it succeeds", async () => {
     const { h, t } = setUp({ actionDurationMs: 3_000 });
     const network = await createNetwork(h);
-    const started = await t.client.request(ctx, {
-      operation: "addRoute",
-      method: "POST",
-      path: `/networks/${network}/actions/add_route`,
-      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
-      answer: actionAnswer,
-    });
+    const started = await addRoute(t, network);
     expect(started.action.status).toBe("running");
     const done = await followAction(t, ctx, started.action, { operation: "hcloud/networks.addRoute" });
     expect(done.status).toBe("success");
@@ -124,13 +122,7 @@ describe("following actions", () => {
     const { h, t } = setUp({ actionDurationMs: 1_000 });
     const network = await createNetwork(h);
     await h.call("PUT", "/_emulator/faults", { failActions: [{ command: "add_route", count: 1 }] });
-    const started = await t.client.request(ctx, {
-      operation: "addRoute",
-      method: "POST",
-      path: `/networks/${network}/actions/add_route`,
-      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
-      answer: actionAnswer,
-    });
+    const started = await addRoute(t, network);
     const err = await rejection(() => followAction(t, ctx, started.action, { operation: "hcloud/networks.addRoute" }));
     expect(err).toBeInstanceOf(HcloudActionError);
     expect(err.message).toStartWith(`hcloud/networks.addRoute: action ${started.action.id} (add_route) failed: `);
@@ -139,13 +131,7 @@ describe("following actions", () => {
   test("an action still running at the deadline is an error that says so", async () => {
     const { h, t } = setUp({ actionDurationMs: 60_000 });
     const network = await createNetwork(h);
-    const started = await t.client.request(ctx, {
-      operation: "addRoute",
-      method: "POST",
-      path: `/networks/${network}/actions/add_route`,
-      body: { destination: "10.244.0.0/24", gateway: "10.0.1.1" },
-      answer: actionAnswer,
-    });
+    const started = await addRoute(t, network);
     const err = await rejection(() =>
       followAction(t, ctx, started.action, { operation: "hcloud/networks.addRoute", timeoutMs: 5_000 }),
     );
