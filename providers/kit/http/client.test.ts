@@ -1,12 +1,11 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Registry } from "prom-client";
+import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { freePort } from "../../../scripts/lib/processes.ts";
 import { findInCauseChain, RetryError } from "../../errors.ts";
 import { rejection } from "../../testing.ts";
-import { CloudApiClient, type CloudApiClientOptions, type Method } from "./client.ts";
+import type { Method } from "./client.ts";
 import { CloudApiError, CloudApiSchemaError } from "./errors.ts";
-import { errorAnswer, startTestServer, steppingClock, type TestServer } from "./testing.ts";
+import { errorAnswer, useTestBed } from "./testing.ts";
 
 const token = "s3cr3t-token-value";
 const ctx = { signal: new AbortController().signal };
@@ -14,33 +13,13 @@ const machine = v.object({ id: v.string(), zone: v.string() });
 const answer = v.object({ machine });
 const ok = () => Response.json({ machine: { id: "m-1", zone: "a" } });
 
-let server: TestServer;
-let clock: ReturnType<typeof steppingClock>;
-let registry: Registry;
-beforeEach(() => {
-  server = startTestServer();
-  clock = steppingClock();
-  registry = new Registry();
+const bed = useTestBed({
+  name: "test/api",
+  provider: "test",
+  path: "/v1",
+  auth: () => ({ authorization: `Bearer ${token}` }),
 });
-afterEach(async () => {
-  server.release();
-  await server.stop();
-});
-
-function client(options: Partial<CloudApiClientOptions> = {}) {
-  return new CloudApiClient({
-    name: "test/api",
-    provider: "test",
-    baseUrl: `${server.url}/v1`,
-    auth: () => ({ authorization: `Bearer ${token}` }),
-    timeoutMs: 30_000,
-    metrics: registry,
-    now: clock.now,
-    sleep: clock.sleep,
-    random: () => 0.5,
-    ...options,
-  });
-}
+const client = bed.client;
 
 const get = (c = client(), notFound = false) =>
   c.request(ctx, { operation: "getMachine", method: "GET", path: "/machines/m-1", answer, notFound });
@@ -53,7 +32,7 @@ const failThen =
 
 describe("a call", () => {
   test("sends the auth headers to base URL + path with the query, and returns the answer's parsed output", async () => {
-    server.answer(() => Response.json({ machine: { id: "m-1", zone: "a", extra: "tolerated" } }));
+    bed.server.answer(() => Response.json({ machine: { id: "m-1", zone: "a", extra: "tolerated" } }));
     const c = client();
     const got = await c.request(ctx, {
       operation: "getMachine",
@@ -63,28 +42,28 @@ describe("a call", () => {
       answer,
     });
     expect(got).toEqual({ machine: { id: "m-1", zone: "a" } });
-    expect(server.received[0]?.path).toBe("/v1/machines/m-1?verbose=true");
-    expect(server.received[0]?.headers.get("authorization")).toBe(`Bearer ${token}`);
+    expect(bed.server.received[0]?.path).toBe("/v1/machines/m-1?verbose=true");
+    expect(bed.server.received[0]?.headers.get("authorization")).toBe(`Bearer ${token}`);
   });
 
   test("validates the request body before sending it, and sends the schema's output as JSON", async () => {
     const bodySchema = v.object({ name: v.pipe(v.string(), v.trim()), size: v.number() });
-    server.answer(ok);
+    bed.server.answer(ok);
     const c = client();
     const send = (body: unknown) =>
       c.request(ctx, { operation: "createMachine", method: "POST", path: "/machines", body, bodySchema, answer });
     await send({ name: " web ", size: 2 });
-    expect(JSON.parse(server.received[0]?.body ?? "")).toEqual({ name: "web", size: 2 });
+    expect(JSON.parse(bed.server.received[0]?.body ?? "")).toEqual({ name: "web", size: 2 });
     const err = await rejection(() => send({ name: 1 }));
     expect(err).toBeInstanceOf(CloudApiSchemaError);
     expect(err.message).toStartWith("test/api.createMachine: the request body is invalid: name: ");
     expect(err.message).toContain("size: ");
-    expect(server.received).toHaveLength(1);
+    expect(bed.server.received).toHaveLength(1);
   });
 
   test("an answer that fails its schema is an error naming the operation and every bad field", async () => {
     const list = v.object({ machines: v.array(machine) });
-    server.answer(() => Response.json({ machines: [{ id: "1", zone: "a" }, { id: "2" }, { id: 3, zone: "c" }] }));
+    bed.server.answer(() => Response.json({ machines: [{ id: "1", zone: "a" }, { id: "2" }, { id: 3, zone: "c" }] }));
     const err = await rejection(() =>
       client().request(ctx, { operation: "listMachines", method: "GET", path: "/machines", answer: list }),
     );
@@ -94,15 +73,15 @@ describe("a call", () => {
   });
 
   test("an answer that is not JSON is an answer error; an empty answer is null", async () => {
-    server.answer(() => new Response("<html>", { status: 200 }));
+    bed.server.answer(() => new Response("<html>", { status: 200 }));
     expect((await rejection(() => get())).message).toBe("test/api.getMachine: the cloud's answer is invalid: not JSON");
-    server.answer(() => new Response(null, { status: 204 }));
+    bed.server.answer(() => new Response(null, { status: 204 }));
     const del = { operation: "deleteMachine", method: "DELETE" as const, path: "/machines/m-1", answer: v.null() };
     expect(await client().request(ctx, del)).toBeNull();
   });
 
   test("a 404 is undefined when the call declares it an answer, and a CloudApiError otherwise", async () => {
-    server.answer(() => errorAnswer(404, "not_found", 'machine "m-1" not found'));
+    bed.server.answer(() => errorAnswer(404, "not_found", 'machine "m-1" not found'));
     expect(await get(client(), true)).toBeUndefined();
     const err = await rejection(() => get());
     expect(err).toBeInstanceOf(CloudApiError);
@@ -111,7 +90,7 @@ describe("a call", () => {
   });
 
   test("an error answer that is not the cloud's JSON reports the status text and the start of the body", async () => {
-    server.answer(() => new Response("upstream connect error", { status: 400, statusText: "Bad Request" }));
+    bed.server.answer(() => new Response("upstream connect error", { status: 400, statusText: "Bad Request" }));
     expect((await rejection(() => get())).message).toBe("test/api.getMachine: 400 Bad Request: upstream connect error");
   });
 
@@ -120,7 +99,7 @@ describe("a call", () => {
       client().request(ctx, { operation: "next", method: "GET", path: "http://example.com/v1/x", answer }),
     );
     expect(err.message).toContain("is not under");
-    expect(server.received).toHaveLength(0);
+    expect(bed.server.received).toHaveLength(0);
   });
 });
 
@@ -145,38 +124,38 @@ describe("retries", () => {
   ];
   for (const [name, method, failure, attempts] of cases) {
     test(name, async () => {
-      server.answer(failure);
+      bed.server.answer(failure);
       const c = client({ retry: { retryable: ({ code }) => code === "locked" } });
       const err = await rejection(() => c.request(ctx, { operation: "op", method, path: "/x", answer }));
-      expect(server.received).toHaveLength(attempts);
+      expect(bed.server.received).toHaveLength(attempts);
       expect(findInCauseChain(err, CloudApiError)?.attempts).toBe(attempts);
       if (attempts > 1) expect(err.message).toContain(`(after ${attempts} attempts)`);
     });
   }
 
   test("backs off exponentially with full jitter between attempts", async () => {
-    server.answer(() => errorAnswer(503, "unavailable", "x"));
+    bed.server.answer(() => errorAnswer(503, "unavailable", "x"));
     await rejection(() => get(client({ retry: { baseMs: 100, capMs: 300 }, random: () => 0.5 })));
-    expect(clock.waits).toEqual([50, 100, 150]);
+    expect(bed.clock.waits).toEqual([50, 100, 150]);
   });
 
   test("succeeds when a retry does", async () => {
-    server.answer(failThen(() => errorAnswer(502, "bad_gateway", "x")));
+    bed.server.answer(failThen(() => errorAnswer(502, "bad_gateway", "x")));
     expect(await get()).toEqual({ machine: { id: "m-1", zone: "a" } });
-    expect(server.received).toHaveLength(2);
+    expect(bed.server.received).toHaveLength(2);
   });
 
   test.each([
     ["seconds", "3", 3000],
     ["an HTTP date", "Thu, 01 Jan 2026 00:00:05 GMT", 5000],
   ])("waits the Retry-After of a 429 given in %s", async (_, header, ms) => {
-    server.answer(failThen(() => errorAnswer(429, "rate_limit_exceeded", "slow down", { "retry-after": header })));
+    bed.server.answer(failThen(() => errorAnswer(429, "rate_limit_exceeded", "slow down", { "retry-after": header })));
     await get();
-    expect(clock.waits).toEqual([ms]);
+    expect(bed.clock.waits).toEqual([ms]);
   });
 
   test("a 429 that outlasts the retries is a RetryError with the wait, keeping the CloudApiError as cause", async () => {
-    server.answer(() => errorAnswer(429, "rate_limit_exceeded", "slow down", { "retry-after": "2" }));
+    bed.server.answer(() => errorAnswer(429, "rate_limit_exceeded", "slow down", { "retry-after": "2" }));
     const err = await rejection(() => get());
     expect(err).toBeInstanceOf(RetryError);
     expect((err as RetryError).retryAfterMs).toBe(2000);
@@ -187,10 +166,10 @@ describe("retries", () => {
   });
 
   test("a Retry-After beyond the longest wait ends the call at once, for the controller to reschedule", async () => {
-    server.answer(() => errorAnswer(429, "rate_limit_exceeded", "x", { "retry-after": "60" }));
+    bed.server.answer(() => errorAnswer(429, "rate_limit_exceeded", "x", { "retry-after": "60" }));
     const err = await rejection(() => get());
     expect((err as RetryError).retryAfterMs).toBe(60_000);
-    expect(server.received).toHaveLength(1);
+    expect(bed.server.received).toHaveLength(1);
   });
 
   test("a refused connection is retried even for a POST", async () => {
@@ -198,62 +177,62 @@ describe("retries", () => {
     const err = await rejection(() => c.request(ctx, { operation: "create", method: "POST", path: "/x", answer }));
     expect(err.message).toStartWith("test/api.create: POST http://127.0.0.1:");
     expect(err.message).toEndWith("(after 4 attempts)");
-    expect(clock.waits).toHaveLength(3);
+    expect(bed.clock.waits).toHaveLength(3);
   });
 
   test("maxRetries 0 turns retrying off", async () => {
-    server.answer(() => errorAnswer(503, "unavailable", "x"));
+    bed.server.answer(() => errorAnswer(503, "unavailable", "x"));
     await rejection(() => get(client({ retry: { maxRetries: 0 } })));
-    expect(server.received).toHaveLength(1);
+    expect(bed.server.received).toHaveLength(1);
   });
 });
 
 describe("timeouts and aborts", () => {
   test("an attempt that gets no answer in time fails with the timeout, and a GET is tried again", async () => {
-    server.answer(async () => {
-      await server.hold();
+    bed.server.answer(async () => {
+      await bed.server.hold();
       return ok();
     });
     const err = await rejection(() => get(client({ timeoutMs: 50, retry: { maxRetries: 1 } })));
     expect(err.message).toBe("test/api.getMachine: no answer within 50ms (after 2 attempts)");
-    expect(server.received).toHaveLength(2);
+    expect(bed.server.received).toHaveLength(2);
   });
 
   test("the caller's abort ends the call at once, without a retry", async () => {
-    server.answer(async () => {
-      await server.hold();
+    bed.server.answer(async () => {
+      await bed.server.hold();
       return ok();
     });
     const controller = new AbortController();
     const pending = rejection(() =>
       client().request({ signal: controller.signal }, { operation: "op", method: "GET", path: "/x", answer }),
     );
-    while (server.received.length === 0) await Bun.sleep(1);
+    while (bed.server.received.length === 0) await Bun.sleep(1);
     controller.abort();
     const err = await pending;
     expect(err.message).toStartWith("test/api.op: GET ");
     expect(err.message).toContain("aborted");
-    expect(server.received).toHaveLength(1);
+    expect(bed.server.received).toHaveLength(1);
   });
 
   test("an abort during the wait before a retry ends the call", async () => {
-    server.answer(() => errorAnswer(503, "unavailable", "x"));
+    bed.server.answer(() => errorAnswer(503, "unavailable", "x"));
     const controller = new AbortController();
     const sleep = async () => controller.abort();
     const err = await rejection(() =>
       client({ sleep }).request({ signal: controller.signal }, { operation: "op", method: "GET", path: "/x", answer }),
     );
     expect(err.message).toBe("test/api.op: aborted while waiting to retry");
-    expect(server.received).toHaveLength(1);
+    expect(bed.server.received).toHaveLength(1);
   });
 });
 
 describe("secrets", () => {
   test("the token never appears in an error message, even when the cloud echoes it", async () => {
-    server.answer((r) => errorAnswer(401, "unauthorized", `bad token ${r.headers.get("authorization")}`));
+    bed.server.answer((r) => errorAnswer(401, "unauthorized", `bad token ${r.headers.get("authorization")}`));
     const err = await rejection(() => get());
     expect(err.message).toBe("test/api.getMachine: 401 unauthorized: bad token [redacted]");
-    server.answer((r) => new Response(`no ${r.headers.get("authorization")?.slice(7)}`, { status: 403 }));
+    bed.server.answer((r) => new Response(`no ${r.headers.get("authorization")?.slice(7)}`, { status: 403 }));
     expect((await rejection(() => get())).message).not.toContain(token);
   });
 });

@@ -1,47 +1,22 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Registry } from "prom-client";
+import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { RetryError } from "../../errors.ts";
 import { rejection } from "../../testing.ts";
-import { CloudApiClient, type CloudApiClientOptions } from "./client.ts";
-import { errorAnswer, startTestServer, steppingClock, type TestServer } from "./testing.ts";
+import type { CloudApiClient } from "./client.ts";
+import { errorAnswer, useTestBed } from "./testing.ts";
 
 const ctx = { signal: new AbortController().signal };
 const answer = v.object({});
 
-let server: TestServer;
-let clock: ReturnType<typeof steppingClock>;
-let registry: Registry;
-beforeEach(() => {
-  server = startTestServer();
-  clock = steppingClock();
-  registry = new Registry();
-});
-afterEach(async () => {
-  server.release();
-  await server.stop();
-});
-
-function client(options: Partial<CloudApiClientOptions> = {}) {
-  return new CloudApiClient({
-    name: "test/api",
-    provider: "test-cloud",
-    baseUrl: server.url,
-    timeoutMs: 30_000,
-    metrics: registry,
-    now: clock.now,
-    sleep: clock.sleep,
-    random: () => 0.5,
-    ...options,
-  });
-}
+const bed = useTestBed({ name: "test/api", provider: "test-cloud" });
+const client = bed.client;
 
 const call = (c: CloudApiClient, operation = "op") => c.request(ctx, { operation, method: "GET", path: "/x", answer });
 
 /** A sample's value in a scrape; 0 when absent. */
 const sample = async (series: string) =>
   Number(
-    (await registry.metrics())
+    (await bed.registry.metrics())
       .split("\n")
       .find((line) => line.startsWith(`${series} `))
       ?.slice(series.length + 1) ?? 0,
@@ -55,14 +30,14 @@ describe("the client-side token bucket", () => {
   for (const [rateLimit, calls, ms] of rates) {
     test(`${rateLimit.qps}/s in bursts of ${rateLimit.burst} holds its rate: ${calls} calls take ${ms} ms`, async () => {
       const c = client({ rateLimit });
-      const start = clock.now();
+      const start = bed.clock.now();
       const sentAt: number[] = [];
-      server.answer(() => {
-        sentAt.push(clock.now());
+      bed.server.answer(() => {
+        sentAt.push(bed.clock.now());
         return Response.json({});
       });
       for (let i = 0; i < calls; i++) await call(c);
-      expect(clock.now() - start).toBe(ms);
+      expect(bed.clock.now() - start).toBe(ms);
       // Never more than `burst` calls plus what the rate refilled, in any window from the start.
       for (const [i, at] of sentAt.entries()) {
         expect(i + 1).toBeLessThanOrEqual(rateLimit.burst + Math.floor(((at - start) / 1000) * rateLimit.qps));
@@ -71,9 +46,9 @@ describe("the client-side token bucket", () => {
   }
 
   test("every retry takes a token too", async () => {
-    server.answer((_, n) => (n < 2 ? errorAnswer(503, "unavailable", "x") : Response.json({})));
+    bed.server.answer((_, n) => (n < 2 ? errorAnswer(503, "unavailable", "x") : Response.json({})));
     await call(client({ rateLimit: { qps: 1, burst: 1 }, retry: { baseMs: 0 } }));
-    expect(clock.waits).toEqual([0, 1000, 0, 1000]);
+    expect(bed.clock.waits).toEqual([0, 1000, 0, 1000]);
   });
 });
 
@@ -92,50 +67,50 @@ describe("the cloud's rate-limit headers", () => {
 
   test("a spent budget holds the next call until Reset (seconds from now)", async () => {
     const c = client();
-    server.answer(budget(0, "3"));
+    bed.server.answer(budget(0, "3"));
     await call(c);
-    expect(clock.waits).toEqual([]);
-    server.answer(() => Response.json({}));
+    expect(bed.clock.waits).toEqual([]);
+    bed.server.answer(() => Response.json({}));
     await call(c);
-    expect(clock.waits).toEqual([3000]);
+    expect(bed.clock.waits).toEqual([3000]);
   });
 
   test("Hetzner's form: with a limit and a Unix Reset, a low budget paces calls at the refill rate", async () => {
     const c = client();
-    const resetAt = (clock.now() + 3600_000) / 1000;
-    server.answer(budget(2, String(resetAt), 3600));
+    const resetAt = (bed.clock.now() + 3600_000) / 1000;
+    bed.server.answer(budget(2, String(resetAt), 3600));
     for (let i = 0; i < 4; i++) await call(c);
     // 3598 tokens refill in 3600 s: after the first call that read the low budget, one a little over a second apart.
-    expect(clock.waits.map(Math.round)).toEqual([1001, 1001]);
+    expect(bed.clock.waits.map(Math.round)).toEqual([1001, 1001]);
   });
 
   test("a budget well above its low-water mark does not slow the client", async () => {
     const c = client();
-    server.answer(budget(3000, "60", 3600));
+    bed.server.answer(budget(3000, "60", 3600));
     for (let i = 0; i < 5; i++) await call(c);
-    expect(clock.waits).toEqual([]);
+    expect(bed.clock.waits).toEqual([]);
   });
 
   test("a spent budget that resets later than the longest wait ends the call with a RetryError", async () => {
     const c = client();
-    server.answer(budget(0, "120"));
+    bed.server.answer(budget(0, "120"));
     await call(c);
     const err = await rejection(() => call(c));
     expect(err).toBeInstanceOf(RetryError);
     expect((err as RetryError).retryAfterMs).toBe(120_000);
-    expect(server.received).toHaveLength(1);
+    expect(bed.server.received).toHaveLength(1);
   });
 });
 
 describe("metrics", () => {
   test("each call is one observation by operation, retries included; errors and throttles are counted", async () => {
     const c = client();
-    server.answer(() => Response.json({}));
+    bed.server.answer(() => Response.json({}));
     await call(c, "listServers");
     await call(c, "listServers");
-    server.answer((_, n) => (n === 2 ? errorAnswer(429, "rate_limit_exceeded", "x") : Response.json({})));
+    bed.server.answer((_, n) => (n === 2 ? errorAnswer(429, "rate_limit_exceeded", "x") : Response.json({})));
     await call(c, "getServer");
-    server.answer(() => errorAnswer(400, "invalid_input", "x"));
+    bed.server.answer(() => errorAnswer(400, "invalid_input", "x"));
     await rejection(() => call(c, "getServer"));
     const m = "cloudprovider_test_cloud_api";
     expect(await sample(`${m}_request_duration_seconds_count{request="listServers"}`)).toBe(2);
@@ -146,13 +121,13 @@ describe("metrics", () => {
   });
 
   test("the call's duration includes the waits between its attempts", async () => {
-    server.answer((_, n) => (n === 0 ? errorAnswer(503, "unavailable", "x") : Response.json({})));
+    bed.server.answer((_, n) => (n === 0 ? errorAnswer(503, "unavailable", "x") : Response.json({})));
     await call(client({ retry: { baseMs: 2000 } }));
     expect(await sample('cloudprovider_test_cloud_api_request_duration_seconds_sum{request="op"}')).toBe(1);
   });
 
   test("a 429 that ends the call counts once as throttled per refusal, and as one error", async () => {
-    server.answer(() => errorAnswer(429, "rate_limit_exceeded", "x"));
+    bed.server.answer(() => errorAnswer(429, "rate_limit_exceeded", "x"));
     await rejection(() => call(client({ retry: { maxRetries: 2 } })));
     expect(await sample('cloudprovider_test_cloud_api_throttled_requests_total{request="op"}')).toBe(3);
     expect(await sample('cloudprovider_test_cloud_api_request_errors{request="op"}')).toBe(1);

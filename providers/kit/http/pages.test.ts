@@ -1,27 +1,12 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { rejection } from "../../testing.ts";
-import { CloudApiClient } from "./client.ts";
 import { nextLink, walkPages } from "./pages.ts";
-import { startTestServer, steppingClock, type TestServer } from "./testing.ts";
+import { useTestBed } from "./testing.ts";
 
 const ctx = { signal: new AbortController().signal };
-let server: TestServer;
-beforeEach(() => {
-  server = startTestServer();
-});
-afterEach(async () => {
-  await server.stop();
-});
-
-const client = () =>
-  new CloudApiClient({
-    name: "test/api",
-    provider: "test",
-    baseUrl: `${server.url}/v1`,
-    timeoutMs: 30_000,
-    ...steppingClock(),
-  });
+const bed = useTestBed({ name: "test/api", provider: "test", path: "/v1" });
+const client = () => bed.client();
 
 const collect = async <T>(pages: AsyncIterable<T>): Promise<T[]> => {
   const out: T[] = [];
@@ -32,8 +17,8 @@ const collect = async <T>(pages: AsyncIterable<T>): Promise<T[]> => {
 describe("client.pages", () => {
   test("follows the next page the answer names (hcloud's meta.pagination.next_page) to the last", async () => {
     const items = ["a", "b", "c", "d", "e"];
-    server.answer((r) => {
-      const page = Number(new URL(r.path, server.url).searchParams.get("page"));
+    bed.server.answer((r) => {
+      const page = Number(new URL(r.path, bed.server.url).searchParams.get("page"));
       const next = page * 2 < items.length ? page + 1 : null;
       return Response.json({
         servers: items.slice((page - 1) * 2, page * 2),
@@ -56,7 +41,7 @@ describe("client.pages", () => {
       ({ answer }) => answer.meta.pagination.next_page,
     );
     expect((await collect(pages)).flatMap((p) => p.servers)).toEqual(items);
-    expect(server.received.map((r) => r.path)).toEqual([
+    expect(bed.server.received.map((r) => r.path)).toEqual([
       "/v1/servers?page=1&per_page=2",
       "/v1/servers?page=2&per_page=2",
       "/v1/servers?page=3&per_page=2",
@@ -64,8 +49,8 @@ describe("client.pages", () => {
   });
 
   test("follows Link headers, whose URLs are under the base URL", async () => {
-    server.answer((r) => {
-      const after = r.path === "/v1/items" ? `<${server.url}/v1/items?cursor=2>; rel="next"` : undefined;
+    bed.server.answer((r) => {
+      const after = r.path === "/v1/items" ? `<${bed.server.url}/v1/items?cursor=2>; rel="next"` : undefined;
       return Response.json({ items: [r.path] }, { headers: after ? { link: after } : {} });
     });
     const pages = client().pages(
@@ -82,7 +67,7 @@ describe("client.pages", () => {
   });
 
   test("a cloud that names the same page again ends the walk with an error instead of a loop", async () => {
-    server.answer(() => Response.json({ next: 2 }));
+    bed.server.answer(() => Response.json({ next: 2 }));
     const pages = client().pages(
       ctx,
       (page: number | undefined) => ({

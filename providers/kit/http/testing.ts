@@ -3,7 +3,10 @@
  * it received, and a clock whose `sleep` records the wait and moves time on instead of waiting. Nothing in
  * production imports this file.
  */
+import { afterEach, beforeEach } from "bun:test";
 import type { Server } from "bun";
+import { Registry } from "prom-client";
+import { CloudApiClient, type CloudApiClientOptions } from "./client.ts";
 
 export interface Received {
   readonly method: string;
@@ -75,6 +78,61 @@ export function steppingClock(start = Date.parse("2026-01-01T00:00:00Z")) {
       if (signal?.aborted) return;
       waits.push(ms);
       t += ms;
+    },
+  };
+}
+
+/** What `useTestBed` gives each test afresh: the server, the clock, the registry, and clients over them. */
+export interface TestBed {
+  readonly server: TestServer;
+  readonly clock: ReturnType<typeof steppingClock>;
+  readonly registry: Registry;
+  /** A client of the server (at `path` under its URL) on the stepping clock, recording into the registry. */
+  client(options?: Partial<CloudApiClientOptions>): CloudApiClient;
+}
+
+/**
+ * Registers hooks that give every test of the file a new server, clock and registry, stopped after it; call at the
+ * top level. `defaults` are the file's client options (name, provider, auth …); jitter is fixed at the middle.
+ */
+export function useTestBed(
+  defaults: Pick<CloudApiClientOptions, "name" | "provider"> & Partial<CloudApiClientOptions> & { path?: string },
+): TestBed {
+  let current: { server: TestServer; clock: ReturnType<typeof steppingClock>; registry: Registry } | undefined;
+  beforeEach(() => {
+    current = { server: startTestServer(), clock: steppingClock(), registry: new Registry() };
+  });
+  afterEach(async () => {
+    current?.server.release();
+    await current?.server.stop();
+  });
+  const bed = () => {
+    if (!current) throw new Error("useTestBed: used outside a test");
+    return current;
+  };
+  const { path = "", ...options } = defaults;
+  return {
+    get server() {
+      return bed().server;
+    },
+    get clock() {
+      return bed().clock;
+    },
+    get registry() {
+      return bed().registry;
+    },
+    client: (more = {}) => {
+      const { server, clock, registry } = bed();
+      return new CloudApiClient({
+        baseUrl: `${server.url}${path}`,
+        timeoutMs: 30_000,
+        metrics: registry,
+        now: clock.now,
+        sleep: clock.sleep,
+        random: () => 0.5,
+        ...options,
+        ...more,
+      });
     },
   };
 }
