@@ -5,13 +5,12 @@
  * instead of silently selecting no Node.
  */
 
-type Op = "exists" | "!exists" | "=" | "!=" | "in" | "notin" | ">" | "<";
-
-interface Requirement {
-  readonly key: string;
-  readonly op: Op;
-  readonly values: readonly string[];
-}
+import {
+  type LabelRequirement,
+  readRequirement,
+  requirementHolds,
+  splitRequirements,
+} from "../../kube/label-selector.ts";
 
 export interface NodeSelector {
   /** The selector as written, for messages. */
@@ -36,43 +35,13 @@ function keyProblem(key: string): string | undefined {
   return undefined;
 }
 
-/** Requirements split at commas outside parentheses. */
-function split(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === "(") depth++;
-    else if (text[i] === ")") depth--;
-    else if (text[i] === "," && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts.map((p) => p.trim());
-}
-
-const SET = /^(\S+?)\s+(in|notin)\s*\(([^()]*)\)$/;
-const BINARY = /^([^!=<>\s]+)\s*(==|!=|=|>|<)\s*(.*)$/;
-
-function requirement(text: string): Requirement | string {
-  let req: Requirement;
-  const set = SET.exec(text);
-  const binary = set ? null : BINARY.exec(text);
-  if (set) {
-    const values = (set[3] ?? "").split(",").map((s) => s.trim());
-    if (values.length === 1 && values[0] === "") return `${JSON.stringify(text)} has an empty set of values`;
-    req = { key: set[1] ?? "", op: set[2] as Op, values };
-  } else if (binary) {
-    const op = binary[2] === "==" ? "=" : (binary[2] as Op);
-    req = { key: binary[1] ?? "", op, values: [(binary[3] ?? "").trim()] };
-  } else if (text.startsWith("!")) {
-    req = { key: text.slice(1).trim(), op: "!exists", values: [] };
-  } else if (/^\S+$/.test(text)) {
-    req = { key: text, op: "exists", values: [] };
-  } else {
+function requirement(text: string): LabelRequirement | string {
+  const req = readRequirement(text);
+  if (!req) {
     return `${JSON.stringify(text)} is not a requirement (key, !key, key=value, key!=value, key in (a,b), key notin (a,b))`;
+  }
+  if ((req.op === "in" || req.op === "notin") && req.values.length === 0) {
+    return `${JSON.stringify(text)} has an empty set of values`;
   }
   const bad = keyProblem(req.key);
   if (bad) return bad;
@@ -85,39 +54,16 @@ function requirement(text: string): Requirement | string {
   return req;
 }
 
-function holds(req: Requirement, labels: Readonly<Record<string, string>>): boolean {
-  const value = Object.hasOwn(labels, req.key) ? labels[req.key] : undefined;
-  switch (req.op) {
-    case "exists":
-      return value !== undefined;
-    case "!exists":
-      return value === undefined;
-    case "=":
-      return value === req.values[0];
-    case "!=":
-      return value !== req.values[0];
-    case "in":
-      return value !== undefined && req.values.includes(value);
-    case "notin":
-      return value === undefined || !req.values.includes(value);
-    case ">":
-    case "<": {
-      if (value === undefined || !/^-?\d+$/.test(value)) return false;
-      return req.op === ">" ? Number(value) > Number(req.values[0]) : Number(value) < Number(req.values[0]);
-    }
-  }
-}
-
 /** The selector, or every reason it is not one. */
 export function parseNodeSelector(text: string): NodeSelector | { readonly problems: readonly string[] } {
-  const reqs: Requirement[] = [];
+  const reqs: LabelRequirement[] = [];
   const problems: string[] = [];
-  for (const part of split(text)) {
+  for (const part of splitRequirements(text)) {
     if (part === "") continue;
     const read = requirement(part);
     if (typeof read === "string") problems.push(read);
     else reqs.push(read);
   }
   if (problems.length > 0) return { problems };
-  return { text, matches: (labels) => reqs.every((r) => holds(r, labels)) };
+  return { text, matches: (labels) => reqs.every((r) => requirementHolds(r, labels)) };
 }

@@ -6,6 +6,12 @@
  * fields a resource declares are accepted (others ⇒ 400 `field label not supported`, as the real server answers).
  */
 
+import {
+  type LabelRequirement,
+  readRequirement,
+  requirementHolds,
+  splitRequirements,
+} from "../../kube/label-selector.ts";
 import { type Obj, stringMap } from "./json.ts";
 import { labelValue, qualifiedName } from "./names.ts";
 import type { ResourceDef } from "./resources.ts";
@@ -13,55 +19,13 @@ import { badRequest } from "./status-errors.ts";
 
 export type Predicate = (obj: Obj) => boolean;
 
-type LabelOp = "exists" | "!exists" | "=" | "!=" | "in" | "notin" | ">" | "<";
-
-interface LabelRequirement {
-  readonly key: string;
-  readonly op: LabelOp;
-  readonly values: readonly string[];
-}
-
-/** A selector's requirements: split at commas outside a set's parentheses, trimmed; empty ones kept. */
-export const splitRequirements = (s: string): string[] => {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "," && depth === 0) {
-      parts.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(s.slice(start));
-  return parts.map((p) => p.trim());
-};
-
 // Kubernetes passes over empty requirements (`a=b,,c`).
 const splitTopLevel = (s: string): string[] => splitRequirements(s).filter((p) => p.length > 0);
 
-const setRe = /^(\S+?)\s+(in|notin)\s*\(([^()]*)\)$/;
-const binaryRe = /^([^!=<>\s]+)\s*(==|!=|=|>|<)\s*(.*)$/;
-
+/** One requirement, checked as the API server checks it (its 400 messages). */
 const parseRequirement = (text: string): LabelRequirement => {
-  let req: LabelRequirement;
-  const set = setRe.exec(text);
-  const bin = set ? null : binaryRe.exec(text);
-  if (set) {
-    const values = set[3]!.split(",").map((v) => v.trim());
-    req = { key: set[1]!, op: set[2] as LabelOp, values: values.length === 1 && values[0] === "" ? [] : values };
-  } else if (bin) {
-    const op = bin[2] === "==" ? "=" : (bin[2] as LabelOp);
-    req = { key: bin[1]!, op, values: [bin[3]!.trim()] };
-  } else if (text.startsWith("!")) {
-    req = { key: text.slice(1).trim(), op: "!exists", values: [] };
-  } else if (/^\S+$/.test(text)) {
-    req = { key: text, op: "exists", values: [] };
-  } else {
-    throw badRequest(`unable to parse requirement: found '${text}', expected: in, notin, =, ==, !=, gt, lt`);
-  }
+  const req = readRequirement(text);
+  if (!req) throw badRequest(`unable to parse requirement: found '${text}', expected: in, notin, =, ==, !=, gt, lt`);
   const keyErrs = qualifiedName(req.key);
   if (keyErrs.length) throw badRequest(`unable to parse requirement: key: Invalid value: "${req.key}": ${keyErrs[0]}`);
   for (const v of req.values) {
@@ -76,39 +40,13 @@ const parseRequirement = (text: string): LabelRequirement => {
   return req;
 };
 
-const matchRequirement = (req: LabelRequirement, labels: Record<string, string>): boolean => {
-  const has = Object.hasOwn(labels, req.key);
-  const v = labels[req.key];
-  switch (req.op) {
-    case "exists":
-      return has;
-    case "!exists":
-      return !has;
-    case "=":
-      return has && v === req.values[0];
-    case "!=":
-      return !has || v !== req.values[0];
-    case "in":
-      return has && req.values.includes(v!);
-    case "notin":
-      return !has || !req.values.includes(v!);
-    case ">":
-    case "<": {
-      if (!has || !/^-?\d+$/.test(v!)) return false;
-      const n = Number(v);
-      const bound = Number(req.values[0]);
-      return req.op === ">" ? n > bound : n < bound;
-    }
-  }
-};
-
 /** A label selector string as a predicate on objects; `undefined` for an empty selector (matches everything). */
 export const parseLabelSelector = (selector: string | undefined): Predicate | undefined => {
   if (!selector?.trim()) return undefined;
   const reqs = splitTopLevel(selector).map(parseRequirement);
   return (obj) => {
     const labels = stringMap(obj.metadata?.labels);
-    return reqs.every((r) => matchRequirement(r, labels));
+    return reqs.every((r) => requirementHolds(r, labels));
   };
 };
 

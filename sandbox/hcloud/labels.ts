@@ -6,7 +6,7 @@
  * reserved. A selector is requirements joined by commas (AND): `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`,
  * `k notin (a,b)`. `k!=v` and `k notin (…)` also hold for a resource without the key, as in Kubernetes.
  */
-import { splitRequirements } from "../apiserver/selectors.ts";
+import { splitRequirements } from "../../kube/label-selector.ts";
 import { invalidInput } from "./errors.ts";
 
 export type Labels = Record<string, string>;
