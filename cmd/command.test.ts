@@ -125,6 +125,45 @@ describe("the command", () => {
     expect(allInOne.out).toContain("Required. One of: acme, composite, metal.");
   });
 
+  test.each([
+    [
+      "a missing --cloud-config names the file and the fix, not only ENOENT",
+      ["--cloud-provider=acme", "--cloud-config=/nonexistent/cloud.yaml"],
+      [
+        'error: --cloud-config "/nonexistent/cloud.yaml" does not exist (ENOENT): pass the path of the acme provider\'s configuration file',
+      ],
+    ],
+    [
+      "a missing --kubeconfig and a provider that cannot start are both reported",
+      ["--cloud-provider=needs-config", "--kubeconfig=/nonexistent/kubeconfig"],
+      [
+        "error: cloud-controller-manager cannot start (2 problems):",
+        '  - --kubeconfig "/nonexistent/kubeconfig" does not exist (ENOENT): pass the path of a readable kubeconfig',
+        '  - Cloud provider could not be initialized: could not init cloud provider "needs-config": url: is required',
+      ],
+    ],
+    [
+      "a missing --kubeconfig and a missing --cloud-config are both reported",
+      ["--cloud-provider=acme", "--kubeconfig=/nonexistent/kubeconfig", "--cloud-config=/nonexistent/cloud.yaml"],
+      [
+        "cannot start (2 problems):",
+        '  - --kubeconfig "/nonexistent/kubeconfig"',
+        '  - --cloud-config "/nonexistent/cloud.yaml"',
+      ],
+    ],
+  ])("%s, before anything starts", async (_name, argv, want) => {
+    const registry = new ProviderRegistry();
+    registry.register("acme", () => ({ providerName: "acme", hasClusterID: () => true }));
+    registry.register("needs-config", ({ config }) => {
+      if (!config) throw new Error("url: is required");
+      return { providerName: "needs-config", hasClusterID: () => true };
+    });
+    const r = await run(argv, { registry });
+    expect(r.code).toBe(1);
+    for (const line of want) expect(r.err).toContain(line);
+    expect(r.managed).toBeUndefined();
+  });
+
   test("dispatches a subcommand by its first argument", async () => {
     let seen: unknown;
     const sandbox = () =>

@@ -5,6 +5,7 @@
  *
  * `runCli` returns the exit code; only the entry point exits the process.
  */
+import { accessSync, constants, statSync } from "node:fs";
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
@@ -146,13 +147,25 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     );
   }
   const metrics = createMetricsRegistry();
-  let provider: CloudProvider;
-  try {
-    provider = await input.registry.init(options.cloudProvider, options.cloudConfig || undefined, input.env, {
-      metrics,
-    });
-  } catch (err) {
-    stderr(`error: Cloud provider could not be initialized: ${(err as Error).message}\n`);
+  // Every reason the manager cannot start is reported at once: a missing kubeconfig is not hidden behind a
+  // provider that cannot start.
+  const problems = startProblems(options);
+  let provider: CloudProvider | undefined;
+  if (!problems.some((p) => p.startsWith("--cloud-config"))) {
+    try {
+      provider = await input.registry.init(options.cloudProvider, options.cloudConfig || undefined, input.env, {
+        metrics,
+      });
+    } catch (err) {
+      problems.push(`Cloud provider could not be initialized: ${(err as Error).message}`);
+    }
+  }
+  if (problems.length > 0 || !provider) {
+    stderr(
+      problems.length === 1
+        ? `error: ${problems[0]}\n`
+        : `error: ${input.binaryName} cannot start (${problems.length} problems):\n${problems.map((p) => `  - ${p}\n`).join("")}`,
+    );
     return 1;
   }
   if (!provider.hasClusterID()) {
@@ -165,6 +178,36 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     logger.warn("detected a cluster without a ClusterID; a ClusterID will be required in the future");
   }
   return input.runManager({ options, provider, logger, signal: input.signal, metrics });
+}
+
+/** The files named on the command line that cannot be read, each with what to do; checked before anything starts. */
+function startProblems(options: Options): string[] {
+  const problems: string[] = [];
+  const unreadable = (path: string): string | undefined => {
+    try {
+      if (!statSync(path).isFile()) return "is not a file";
+      accessSync(path, constants.R_OK);
+      return undefined;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return "does not exist (ENOENT)";
+      if (code === "EACCES") return "cannot be read by this user (EACCES)";
+      return `cannot be read (${code ?? (err as Error).message})`;
+    }
+  };
+  const kubeconfig = options.kubeconfig && unreadable(options.kubeconfig);
+  if (kubeconfig) {
+    problems.push(
+      `--kubeconfig "${options.kubeconfig}" ${kubeconfig}: pass the path of a readable kubeconfig, or leave --kubeconfig out to use $KUBECONFIG or the in-cluster config`,
+    );
+  }
+  const cloudConfig = options.cloudConfig && unreadable(options.cloudConfig);
+  if (cloudConfig) {
+    problems.push(
+      `--cloud-config "${options.cloudConfig}" ${cloudConfig}: pass the path of the ${options.cloudProvider} provider's configuration file (docs/providers/), or leave --cloud-config out if the provider reads its settings from the environment`,
+    );
+  }
+  return problems;
 }
 
 /**

@@ -80,6 +80,38 @@ describe("buildOptions", () => {
     expect(r.ok && r.options.controllers).toEqual(["*", "-node-route-controller", "service-lb-controller"]);
   });
 
+  // Each bad value is one problem: a value that does not parse is not also judged by the checks after parsing.
+  test.each([
+    [
+      "a bare number as a duration",
+      ["--node-monitor-period=5"],
+      ['--node-monitor-period needs a unit, like 5s or 5m, got "5"'],
+    ],
+    [
+      "a word as a duration",
+      ["--node-monitor-period=soon"],
+      ['--node-monitor-period must be a duration like 5s or 1m30s, got "soon"'],
+    ],
+    [
+      "a bare number for a compatibility-only duration",
+      ["--log-flush-frequency=5"],
+      ['--log-flush-frequency needs a unit, like 5s or 5m, got "5"'],
+    ],
+    ["a word as the QPS", ["--kube-api-qps=fast"], ['--kube-api-qps must be a number like 20 or 0.5, got "fast"']],
+    [
+      "a secure port above the range",
+      ["--secure-port=70000"],
+      ["--secure-port must be between 0 and 65535, inclusive (0 turns serving off), got 70000"],
+    ],
+    [
+      "a secure port below the range",
+      ["--secure-port=-1"],
+      ["--secure-port must be between 0 and 65535, inclusive (0 turns serving off), got -1"],
+    ],
+  ])("reports %s as exactly one problem", (_name, argv, want) => {
+    expect(errorsFor(...argv)).toEqual(want);
+  });
+
   test("reports both problems of the issue's example at once", () => {
     expect(errorsFor("--concurrent-service-syncs=0", "--node-monitor-period=-1s")).toEqual([
       '--node-monitor-period must be greater than 0, got "-1s"',
@@ -95,17 +127,17 @@ describe("buildOptions", () => {
     [
       "a negative secure port",
       ["--secure-port=-1"],
-      "--secure-port -1 must be between 0 and 65535, inclusive. 0 for turning off secure port",
+      "--secure-port must be between 0 and 65535, inclusive (0 turns serving off), got -1",
     ],
     [
       "a secure port above 65535",
       ["--secure-port=70000"],
-      "--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0",
+      "--secure-port must be between 0 and 65535, inclusive (0 turns serving off), got 70000",
     ],
     [
       "a webhook port out of range",
       ["--webhook-secure-port=70000"],
-      "--webhook-secure-port 70000 must be between 0 and 65535, inclusive. A value of 0 disables the webhook endpoint entirely.",
+      "--webhook-secure-port must be between 0 and 65535, inclusive (0 turns the webhook endpoint off), got 70000",
     ],
     [
       "the webhook port equal to the secure port",
@@ -120,6 +152,8 @@ describe("buildOptions", () => {
     ["a bad boolean", ["--leader-elect=yes"], '--leader-elect must be true or false, got "yes"'],
     ["a bad number", ["--kube-api-burst=lots"], '--kube-api-burst must be a whole number, got "lots"'],
     ["a zero QPS", ["--kube-api-qps=0"], '--kube-api-qps must be a number greater than 0, got "0"'],
+    ["a QPS that is no number", ["--kube-api-qps=fast"], '--kube-api-qps must be a number like 20 or 0.5, got "fast"'],
+    ["an empty QPS", ["--kube-api-qps="], '--kube-api-qps must be a number like 20 or 0.5, got ""'],
     ["a bad log format", ["--logging-format=xml"], '--logging-format must be text or json, got "xml"'],
     [
       "half a serving key pair",

@@ -19,17 +19,24 @@ const got = (s: string) => `got "${s}"`;
 /** Above the runtime's timer limit a period would fire every millisecond; `resync` periods are doubled at most. */
 const durationMax = (flag: string) => (flag === "min-resync-period" ? Math.floor(MAX_TIMER_MS / 2) : MAX_TIMER_MS);
 
+/** A bare number is the usual slip (Go durations need a unit): say which unit-bearing value was probably meant. */
+const durationProblem = (flag: string, value: string): string =>
+  /^[+-]?\d+(\.\d+)?$/.test(value.trim())
+    ? `--${flag} needs a unit, like ${value.trim()}s or ${value.trim()}m, ${got(value)}`
+    : `--${flag} must be a duration like 5s or 1m30s, ${got(value)}`;
+
 const duration = (flag: string, opts: { min: "positive" | "non-negative" }) =>
   v.pipe(
     v.string(),
     v.check(
       (s) => parseDuration(s) !== undefined,
-      (i) => `--${flag} must be a duration like 5s or 1m30s, ${got(String(i.input))}`,
+      (i) => durationProblem(flag, String(i.input)),
     ),
+    // The checks below judge a value that parsed; one that did not has its one problem above.
     v.check(
       (s) => {
-        const ms = parseDuration(s) ?? 0;
-        return opts.min === "positive" ? ms > 0 : ms >= 0;
+        const ms = parseDuration(s);
+        return ms === undefined || (opts.min === "positive" ? ms > 0 : ms >= 0);
       },
       (i) => `--${flag} must be ${opts.min === "positive" ? "greater than 0" : "0 or more"}, ${got(String(i.input))}`,
     ),
@@ -67,10 +74,14 @@ const int = (flag: string, min: number, max = Number.MAX_SAFE_INTEGER, hint = ""
 const float = (flag: string) =>
   v.pipe(
     v.string(),
+    v.check(
+      (s) => s.trim() !== "" && Number.isFinite(Number(s)),
+      (i) => `--${flag} must be a number like 20 or 0.5, ${got(String(i.input))}`,
+    ),
     v.transform((s) => Number(s)),
     v.check(
-      (n) => Number.isFinite(n) && n > 0,
-      (i) => `--${flag} must be a number greater than 0, ${got(String(i.input))}`,
+      (n) => n > 0,
+      (i) => `--${flag} must be a number greater than 0, got "${String(i.input)}"`,
     ),
   );
 
@@ -289,7 +300,7 @@ function kindErrors(values: ReadonlyMap<string, string>): string[] {
     if (def.kind === "bool" && !BOOLS.has(value)) errors.push(`--${name} must be true or false, ${got(value)}`);
     if (def.kind === "int" && !/^[+-]?\d+$/.test(value)) errors.push(`--${name} must be a whole number, ${got(value)}`);
     if (def.kind === "duration" && parseDuration(value) === undefined) {
-      errors.push(`--${name} must be a duration like 5s or 1m30s, ${got(value)}`);
+      errors.push(durationProblem(name, value));
     }
   }
   return errors;
@@ -308,16 +319,14 @@ function crossFieldErrors(raw: Record<string, string>): string[] {
   const webhookPort = Number(raw["webhook-secure-port"]);
   if (!/^[+-]?\d+$/.test(raw["secure-port"] ?? "")) {
     errors.push(`--secure-port must be a whole number, ${got(raw["secure-port"] ?? "")}`);
-  } else if (securePort < 0) {
-    errors.push(`--secure-port ${securePort} must be between 0 and 65535, inclusive. 0 for turning off secure port`);
-  } else if (securePort > 65535) {
-    errors.push(`--secure-port ${securePort} must be between 1 and 65535, inclusive. It cannot be turned off with 0`);
+  } else if (securePort < 0 || securePort > 65535) {
+    errors.push(`--secure-port must be between 0 and 65535, inclusive (0 turns serving off), got ${securePort}`);
   }
   if (!/^[+-]?\d+$/.test(raw["webhook-secure-port"] ?? "")) {
     errors.push(`--webhook-secure-port must be a whole number, ${got(raw["webhook-secure-port"] ?? "")}`);
   } else if (webhookPort < 0 || webhookPort > 65535) {
     errors.push(
-      `--webhook-secure-port ${webhookPort} must be between 0 and 65535, inclusive. A value of 0 disables the webhook endpoint entirely.`,
+      `--webhook-secure-port must be between 0 and 65535, inclusive (0 turns the webhook endpoint off), got ${webhookPort}`,
     );
   } else if (webhookPort !== 0 && webhookPort === securePort) {
     errors.push("--webhook-secure-port cannot be the same value as --secure-port");
