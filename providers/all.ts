@@ -4,6 +4,7 @@
  */
 import "./composite/index.ts";
 import "./fake/index.ts";
+import "./hcloud/index.ts";
 import "./metal/index.ts";
 import "./proxmox/index.ts";
 import "./sandbox/index.ts";

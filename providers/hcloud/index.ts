@@ -1,0 +1,13 @@
+/**
+ * The hcloud provider: a drop-in for hcloud-cloud-controller-manager (Hetzner Cloud servers, Robot dedicated
+ * servers, routes in a private network, load balancers). Importing this module registers it as `hcloud`; that is
+ * its only side effect.
+ */
+import { registerCloudProvider } from "../registry.ts";
+import { createHcloudProvider, hcloudProviderName } from "./provider.ts";
+
+registerCloudProvider(hcloudProviderName, (input) => createHcloudProvider(input));
+
+export { type HcloudConfig, readHcloudConfig } from "./config.ts";
+export { createHcloudProvider, hcloudProvider, hcloudProviderName } from "./provider.ts";
+export { formatCloudProviderID, formatRobotProviderID, parseProviderID } from "./provider-id.ts";

@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { Registry } from "prom-client";
+import { startHarness, TOKEN } from "../../sandbox/hcloud/testing.ts";
+import type { CallContext, CloudProvider } from "../cloud.ts";
+import { ProviderRegistry } from "../registry.ts";
+import { rejection } from "../testing.ts";
+import { createHcloudProvider } from "./provider.ts";
+import { cluster } from "./testing.ts";
+
+const ctx: CallContext = { signal: new AbortController().signal };
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  stop = undefined;
+});
+
+function emulator() {
+  const h = startHarness();
+  stop = () => h.stop();
+  return h;
+}
+
+const build = (env: Record<string, string>, config?: string): Promise<CloudProvider> =>
+  createHcloudProvider(
+    {
+      env,
+      config,
+      configSource: config === undefined ? undefined : "--cloud-config=test.yaml",
+      metrics: new Registry(),
+    },
+    { retry: { maxRetries: 0 } },
+  );
+
+const base = { HCLOUD_TOKEN: TOKEN, HCLOUD_ENDPOINT: "http://127.0.0.1:9/v1" };
+
+describe("capabilities follow hccm's switches", () => {
+  test.each([
+    ["no network: instances and load balancers, no routes", {}, { routes: false }],
+    ["a network: routes by default", { HCLOUD_NETWORK: "k8s" }, { routes: true }],
+    [
+      "a network with HCLOUD_NETWORK_ROUTES_ENABLED=false: no routes",
+      { HCLOUD_NETWORK: "k8s", HCLOUD_NETWORK_ROUTES_ENABLED: "false" },
+      { routes: false },
+    ],
+    [
+      "HCLOUD_NETWORK_ROUTES_ENABLED without a network: no routes",
+      { HCLOUD_NETWORK_ROUTES_ENABLED: "true" },
+      { routes: false },
+    ],
+  ])("%s", async (_, env, want) => {
+    const p = await build({ ...base, ...env });
+    expect(p.providerName).toBe("hcloud");
+    expect(p.instancesV2).toBeDefined();
+    expect(p.routes !== undefined).toBe(want.routes);
+    expect(p.hasClusterID()).toBe(false);
+    expect(p.rateLimit).toEqual({ qps: 0.9, burst: 10 });
+  });
+
+  test("settings may come from the cloud-config; the environment wins", async () => {
+    const p = await build(base, "HCLOUD_NETWORK: k8s\nHCLOUD_NETWORK_ROUTES_ENABLED: true\n");
+    expect(p.routes).toBeDefined();
+    const off = await build({ ...base, HCLOUD_NETWORK_ROUTES_ENABLED: "false" }, "HCLOUD_NETWORK: k8s\n");
+    expect(off.routes).toBeUndefined();
+  });
+});
+
+describe("bad settings are one error naming each variable", () => {
+  test.each([
+    ["no token", { HCLOUD_ENDPOINT: base.HCLOUD_ENDPOINT }, ["HCLOUD_TOKEN", "is required"]],
+    ["a bad boolean", { ...base, ROBOT_ENABLED: "yes" }, ["ROBOT_ENABLED", "must be true or false"]],
+    ["a bad endpoint", { ...base, HCLOUD_ENDPOINT: "api.hetzner.cloud" }, ["HCLOUD_ENDPOINT", "http(s) URL"]],
+  ])("%s", async (_, env, words) => {
+    const err = await rejection(() => build(env));
+    for (const w of words) expect(err.message).toContain(w);
+  });
+
+  test("through the registry, the error says which provider failed", async () => {
+    const registry = new ProviderRegistry();
+    registry.register("hcloud", (input) => createHcloudProvider(input));
+    const err = await rejection(() => registry.init("hcloud", undefined, { HCLOUD_NETWORK: "k8s" }));
+    expect(err.message).toContain('could not init cloud provider "hcloud"');
+    expect(err.message).toContain("HCLOUD_TOKEN");
+  });
+});
+
+describe("verifyAccess (doctor) checks the token and the network", () => {
+  test("passes with a good token and an existing network (by name or ID)", async () => {
+    const h = emulator();
+    const { network } = await cluster(h, ["node-1"]);
+    for (const HCLOUD_NETWORK of ["k8s", String(network)]) {
+      const p = await build({ HCLOUD_TOKEN: TOKEN, HCLOUD_ENDPOINT: h.emulator.endpoint, HCLOUD_NETWORK });
+      await p.verifyAccess?.(ctx);
+    }
+  });
+
+  test.each([
+    ["a refused token names HCLOUD_TOKEN", { HCLOUD_TOKEN: "wrong-token" }, "the API refused HCLOUD_TOKEN"],
+    [
+      "a missing network names HCLOUD_NETWORK",
+      { HCLOUD_NETWORK: "k8z" },
+      "HCLOUD_NETWORK=k8z: the project has no network",
+    ],
+  ])("%s", async (_, env, words) => {
+    const h = emulator();
+    await cluster(h, ["node-1"]);
+    const p = await build({ HCLOUD_TOKEN: TOKEN, HCLOUD_ENDPOINT: h.emulator.endpoint, ...env });
+    const err = await rejection(() => p.verifyAccess!(ctx));
+    expect(err.message).toContain(words);
+    expect(err.message).not.toContain(TOKEN);
+  });
+
+  test("an endpoint that does not answer names HCLOUD_ENDPOINT", async () => {
+    const p = await build(base);
+    const err = await rejection(() => p.verifyAccess!(ctx));
+    expect(err.message).toContain("HCLOUD_ENDPOINT=http://127.0.0.1:9/v1 did not answer");
+  });
+});
