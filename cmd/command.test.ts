@@ -4,6 +4,7 @@ import type { CloudProvider } from "../providers/cloud.ts";
 import { ProviderRegistry } from "../providers/registry.ts";
 import { type CliInput, type RunManager, runCli } from "./command.ts";
 import { FLAGS } from "./flags.ts";
+import { allInOneSubcommands } from "./subcommands.ts";
 
 interface Run {
   code: number;
@@ -162,6 +163,52 @@ describe("the command", () => {
     expect(r.code).toBe(1);
     for (const line of want) expect(r.err).toContain(line);
     expect(r.managed).toBeUndefined();
+  });
+
+  // Every sub-command of the all-in-one, and the built-in ones every executable has.
+  const subcommandNames = [...Object.keys(allInOneSubcommands), "completion", "version"];
+  test.each(
+    subcommandNames.flatMap((name) => [
+      [name, "--help"],
+      [name, "-h"],
+    ]),
+  )("%s %s prints its usage and flags, exits 0 and runs nothing", async (name, flag) => {
+    const r = await run([name as string, flag as string], {
+      subcommands: allInOneSubcommands,
+      runManager: async () => {
+        throw new Error(`${name} ${flag} must not start the manager`);
+      },
+    });
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Usage:\n  cloud-controller-manager ${name} `);
+    expect(r.out).toMatch(/-h, --help +Help for /);
+    expect(r.out).not.toContain("FAIL");
+  });
+
+  test.each([
+    ["sandbox", ["--nodes string", "--services string", "--exit-when-ready", "--dir string"]],
+    ["doctor", ["--kubeconfig string", "--cloud-provider string", "Required. One of: acme, untagged."]],
+    ["version", ["--raw"]],
+    ["completion", ["completion bash|zsh|fish"]],
+  ])("%s --help lists its flags", async (name, want) => {
+    const r = await run([name, "--help"], { subcommands: allInOneSubcommands });
+    for (const line of want) expect(r.out).toContain(line);
+  });
+
+  test("--help lists every sub-command and the providers the executable knows", async () => {
+    const r = await run(["--help"], { subcommands: allInOneSubcommands });
+    for (const name of subcommandNames) expect(r.out).toContain(`  cloud-controller-manager ${name} `);
+    expect(r.out).toContain("--cloud-provider string");
+    expect(r.out).toContain("Required. One of: acme, untagged.");
+  });
+
+  test("'version' prints what --version prints", async () => {
+    expect((await run(["version"])).out).toBe("cloud-controller-manager v1.2.3\n");
+    expect(JSON.parse((await run(["version", "--raw"])).out)).toMatchObject({ version: "v1.2.3" });
+    const bad = await run(["version", "--short"]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("version takes only --raw, got [--short]");
   });
 
   test("dispatches a subcommand by its first argument", async () => {

@@ -14,7 +14,15 @@ import type { CloudProvider } from "../providers/cloud.ts";
 import { compositeProviderName } from "../providers/composite/parts.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import { parseArgv } from "./argv.ts";
-import { renderHelp } from "./help.ts";
+import { renderCompletion, SHELLS } from "./completion.ts";
+import {
+  type CommandSpec,
+  commandSpec,
+  type FlagSpec,
+  managerFlagSpecs,
+  renderCommandHelp,
+  renderHelp,
+} from "./help.ts";
 import { createRootLogger } from "./logger.ts";
 import { buildOptions, type Options } from "./options.ts";
 import { type BuildInfo, renderVersion } from "./version.ts";
@@ -62,16 +70,24 @@ export async function runCli(input: CliInput): Promise<number> {
   const stdout = input.stdout ?? ((t: string) => process.stdout.write(t));
   const stderr = input.stderr ?? ((t: string) => process.stderr.write(t));
   const [first, ...rest] = input.argv;
+  const builtin = first !== undefined ? BUILTINS.find((b) => b.name === first) : undefined;
+  if (builtin) {
+    if (asksForHelp(rest)) {
+      stdout(renderCommandHelp(input.binaryName, builtin, input.presetProvider, input.registry.names()));
+      return 0;
+    }
+    return builtin.name === "completion"
+      ? runCompletion(input, rest, stdout, stderr)
+      : runVersion(input, rest, stdout, stderr);
+  }
   const makeSub = first !== undefined ? input.subcommands?.[first] : undefined;
-  if (makeSub) {
-    const sub = makeSub({
-      registry: input.registry,
-      runManager: input.runManager,
-      signal: input.signal,
-      build: input.build,
-      binaryName: input.binaryName,
-      presetProvider: input.presetProvider,
-    });
+  if (makeSub && first !== undefined) {
+    const sub = makeSub(subcommandEnv(input));
+    if (asksForHelp(rest)) {
+      const spec = commandSpec(first, sub);
+      stdout(renderCommandHelp(input.binaryName, spec, input.presetProvider, input.registry.names()));
+      return 0;
+    }
     let code = 0;
     const wrapped = defineCommand({
       ...sub,
@@ -94,15 +110,99 @@ export async function runCli(input: CliInput): Promise<number> {
   return exitCode;
 }
 
+const subcommandEnv = (input: CliInput): SubcommandEnv => ({
+  registry: input.registry,
+  runManager: input.runManager,
+  signal: input.signal,
+  build: input.build,
+  binaryName: input.binaryName,
+  presetProvider: input.presetProvider,
+});
+
+const helpFor = (name: string): FlagSpec => ({
+  name: "help",
+  alias: "h",
+  takesValue: false,
+  description: `Help for ${name}.`,
+});
+
+/** Sub-commands every executable has, answered here without a citty command. */
+const BUILTINS: readonly CommandSpec[] = [
+  {
+    name: "completion",
+    description: "print a shell completion script: bash, zsh or fish",
+    flags: [helpFor("completion")],
+    positionals: SHELLS,
+  },
+  {
+    name: "version",
+    description: "print the version and quit",
+    flags: [
+      {
+        name: "raw",
+        takesValue: false,
+        description: "Print JSON with the commit, build date, runtime and platform.",
+      },
+      helpFor("version"),
+    ],
+  },
+];
+
+/** Every sub-command of this executable, as help and completion see them. */
+function subcommandSpecs(input: CliInput): CommandSpec[] {
+  const env = subcommandEnv(input);
+  const own = Object.entries(input.subcommands ?? {}).map(([name, make]) => commandSpec(name, make(env)));
+  return [...own, ...BUILTINS];
+}
+
+/** `-h`, `--help` or `--help=<not false>` before any `--`. */
+function asksForHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === "--") return false;
+    if (arg === "-h" || arg === "--help" || arg === "-h=true") return true;
+    const m = /^--help=(.*)$/.exec(arg);
+    if (m && m[1] !== "false") return true;
+  }
+  return false;
+}
+
+function runCompletion(
+  input: CliInput,
+  args: readonly string[],
+  stdout: (t: string) => void,
+  stderr: (t: string) => void,
+): number {
+  const shell = SHELLS.find((s) => s === args[0]);
+  if (!shell || args.length !== 1) {
+    stderr(
+      `error: completion takes one shell, bash, zsh or fish, got ${args.length === 0 ? "none" : `[${args.join(" ")}]`}; for example: source <(${input.binaryName} completion bash)\n`,
+    );
+    return 1;
+  }
+  const root: CommandSpec = { name: input.binaryName, description: "", flags: managerFlagSpecs };
+  stdout(renderCompletion(shell, { binaryName: input.binaryName, root, subcommands: subcommandSpecs(input) }));
+  return 0;
+}
+
+function runVersion(
+  input: CliInput,
+  args: readonly string[],
+  stdout: (t: string) => void,
+  stderr: (t: string) => void,
+): number {
+  const unknown = args.filter((a) => a !== "--raw");
+  if (unknown.length > 0) {
+    stderr(`error: version takes only --raw, got [${unknown.join(" ")}]\n`);
+    return 1;
+  }
+  stdout(`${renderVersion(input.binaryName, input.build, args.includes("--raw"))}\n`);
+  return 0;
+}
+
 async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t: string) => void): Promise<number> {
   const parsed = parseArgv(input.argv);
   if (parsed.values.has("help") && parsed.values.get("help") !== "false") {
-    const subcommands = Object.entries(input.subcommands ?? {}).map(([name, make]) => {
-      const meta = make({ ...input, presetProvider: input.presetProvider }).meta as
-        | { description?: string }
-        | undefined;
-      return { name, description: String(meta?.description ?? "") };
-    });
+    const subcommands = subcommandSpecs(input);
     const providers = input.registry.names();
     stdout(
       `${renderHelp({ binaryName: input.binaryName, presetProvider: input.presetProvider, providers, subcommands })}\n`,
@@ -139,7 +239,11 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
   }
 
   const { options } = built;
-  const logger = createRootLogger({ verbosity: options.verbosity, format: options.loggingFormat });
+  const logger = createRootLogger({
+    verbosity: options.verbosity,
+    format: options.loggingFormat,
+    vmodule: options.vmodule,
+  });
   logger.info(`${input.binaryName} ${input.build.version} starting`);
   if (built.ignored.length > 0) {
     logger.warn(
