@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import { configError } from "../providers/testing.ts";
+import { configError } from "../config/testing.ts";
 import { loadKubeConfig, readKubeconfigFile } from "./kubeconfig.ts";
 import { loadTransport } from "./transport.ts";
 

@@ -13,8 +13,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { rejectDuplicateKeys, validate } from "../providers/config.ts";
-import { ConfigError, type ConfigIssue } from "../providers/errors.ts";
+import { ConfigError, type ConfigIssue } from "../config/errors.ts";
+import { rejectDuplicateKeys, validate } from "../config/validate.ts";
 import type { ExecConfig } from "./credentials.ts";
 import {
   type KubeCluster,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configError } from "../providers/testing.ts";
+import { configError } from "../config/testing.ts";
 import { createKubeClient } from "./client.ts";
 import { Resources } from "./client-types.ts";
 import { FakeApiServer } from "./testdata/fake-apiserver.ts";

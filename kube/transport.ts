@@ -8,7 +8,7 @@
  * Credentials that rotate are re-read: token files and certificate files every `fileRefreshMs` (default one
  * minute, like client-go), exec plugins when their credential expires or after a 401 (`unauthorized()`).
  */
-import { ConfigError, type ConfigIssue } from "../providers/errors.ts";
+import { ConfigError, type ConfigIssue } from "../config/errors.ts";
 import { type ExecConfig, ExecCredentialSource, RefreshingFile } from "./credentials.ts";
 import { type KubeCluster, type KubeUser, type LoadKubeConfigOptions, loadKubeConfig } from "./kubeconfig.ts";
 import type { Now } from "./sleep.ts";

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { defaultLoadBalancerName } from "./cloud.ts";
 import {
-  ConfigError,
   findInCauseChain,
   ImplementedElsewhereError,
   InstanceNotFoundError,
@@ -51,15 +50,5 @@ describe("provider errors", () => {
     const err = wrapError("failed to ensure load balancer", wrapError("acme/lb.ensure", retry));
     expect(findInCauseChain(err, RetryError)?.retryAfterMs).toBe(7000);
     expect(findInCauseChain(new Error("x"), RetryError)).toBeUndefined();
-  });
-
-  test("lists every configuration problem in one message", () => {
-    const err = new ConfigError("--cloud-config=/etc/x.yaml", [
-      { path: "url", message: "must be a URL" },
-      { path: "pools[1].cidr", message: "not a CIDR" },
-    ]);
-    expect(err.message).toBe(
-      "--cloud-config=/etc/x.yaml is invalid (2 problems):\n  - url: must be a URL\n  - pools[1].cidr: not a CIDR",
-    );
   });
 });

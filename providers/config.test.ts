@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
+import { configProblems } from "../config/testing.ts";
 import { parseCloudConfig } from "./config.ts";
-import { configProblems } from "./testing.ts";
 
 const Schema = v.object({ url: v.string(), token: v.exactOptional(v.string()), pool: v.exactOptional(v.object({})) });
 

@@ -2,9 +2,9 @@
  * Shared help for provider cloud-configs: parse YAML or JSON text, validate it with the provider's valibot
  * schema, and turn every problem into a `ConfigError` that names the field and the fix.
  */
-import * as v from "valibot";
-import { duplicateKeys } from "../kube/yaml-keys.ts";
-import { ConfigError, type ConfigIssue } from "./errors.ts";
+import type * as v from "valibot";
+import { ConfigError } from "../config/errors.ts";
+import { rejectDuplicateKeys, validate } from "../config/validate.ts";
 
 /** Parse a cloud-config (YAML, of which JSON is a subset) and validate it against `schema`. */
 export function parseCloudConfig<S extends v.GenericSchema>(
@@ -25,46 +25,4 @@ export function parseCloudConfig<S extends v.GenericSchema>(
     rejectDuplicateKeys(text, where);
   }
   return validate(schema, raw ?? {}, where);
-}
-
-/**
- * Throws a `ConfigError` naming every key given twice in one mapping, with its lines: the parser would keep
- * the last silently, and the operator meant one of them.
- */
-export function rejectDuplicateKeys(text: string, source: string): void {
-  const issues = duplicateKeys(text).map(({ key, line, firstLine }) => ({
-    path: key,
-    message: `is given twice in one mapping, at lines ${firstLine} and ${line}; YAML keeps only the last, so remove one`,
-  }));
-  if (issues.length > 0) throw new ConfigError(source, issues);
-}
-
-/** Validate `value` against `schema`, reporting every issue at once as a `ConfigError` from `source`. */
-export function validate<S extends v.GenericSchema>(schema: S, value: unknown, source: string): v.InferOutput<S> {
-  const result = v.safeParse(schema, value, { abortEarly: false });
-  if (result.success) return result.output;
-  throw new ConfigError(source, issuesOf(result.issues));
-}
-
-/** valibot issues as `{path, message}` pairs, with dotted paths (`loadBalancer.pools[0].cidr`). */
-export function issuesOf(issues: readonly v.BaseIssue<unknown>[]): ConfigIssue[] {
-  return issues.map((issue) => ({ path: dottedPath(issue), message: friendlyMessage(issue) }));
-}
-
-/** valibot's default texts for a missing or unknown key read like type errors; say what the user must do. */
-function friendlyMessage(issue: v.BaseIssue<unknown>): string {
-  if (issue.message.startsWith("Invalid key:")) {
-    if (issue.received === "undefined") return "is required but missing";
-    if (issue.expected === "never") return "is not a known field; check its spelling against the documentation";
-  }
-  return issue.message;
-}
-
-function dottedPath(issue: v.BaseIssue<unknown>): string {
-  let out = "";
-  for (const item of issue.path ?? []) {
-    const key = (item as { key: unknown }).key;
-    out += typeof key === "number" ? `[${key}]` : out ? `.${String(key)}` : String(key);
-  }
-  return out;
 }

@@ -3,7 +3,8 @@
  *
  * Upstream compares most sentinel errors by identity; here that is `instanceof` on the thrown value itself
  * (`isError`), and only where upstream looks through wrapping do we walk the `cause` chain (`findInCauseChain`).
- * Each class keeps upstream's exact base message so logs and events read the same.
+ * Each class keeps upstream's exact base message so logs and events read the same. A configuration that cannot
+ * work is a `ConfigError`, from `config/errors.ts`: the kubeconfig reader below the providers raises it too.
  */
 
 /** The instance does not exist in the cloud. Not for stopped or sleeping instances. */
@@ -43,26 +44,6 @@ export class RetryError extends Error {
   constructor(message: string, retryAfterMs: number, options?: ErrorOptions) {
     super(message, options);
     this.retryAfterMs = retryAfterMs;
-  }
-}
-
-/** One problem in a configuration: where (a dotted path, a flag, a key) and what is wrong and how to fix it. */
-export interface ConfigIssue {
-  readonly path: string;
-  readonly message: string;
-}
-
-/** A configuration (cloud-config, flags, ConfigMap) is invalid. Carries every problem found, not just the first. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-  readonly issues: readonly ConfigIssue[];
-  constructor(source: string, issues: readonly ConfigIssue[], options?: ErrorOptions) {
-    const lines = issues.map((i) => (i.path ? `  - ${i.path}: ${i.message}` : `  - ${i.message}`));
-    super(
-      `${source} is invalid (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`,
-      options,
-    );
-    this.issues = issues;
   }
 }
 

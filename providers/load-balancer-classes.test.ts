@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { validate } from "./config.ts";
+import { configProblems } from "../config/testing.ts";
+import { validate } from "../config/validate.ts";
 import { loadBalancerClassesOf, loadBalancerClassFields, servesNothing } from "./load-balancer-classes.ts";
-import { configProblems } from "./testing.ts";
 
 const schema = v.object(loadBalancerClassFields);
 const parse = (value: unknown) => validate(schema, value, "test");

@@ -3,9 +3,9 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
+import { ConfigError } from "../config/errors.ts";
 import type { CloudProvider } from "./cloud.ts";
 import { parseCloudConfig } from "./config.ts";
-import { ConfigError } from "./errors.ts";
 import { ProviderRegistry, UnknownProviderError } from "./registry.ts";
 
 const provider = (name: string): CloudProvider => ({ providerName: name, hasClusterID: () => true });

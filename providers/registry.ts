@@ -7,8 +7,8 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Registry } from "prom-client";
+import { ConfigError } from "../config/errors.ts";
 import type { CloudProvider, ProviderFactory } from "./cloud.ts";
-import { ConfigError } from "./errors.ts";
 
 export class ProviderRegistry {
   readonly #factories = new Map<string, ProviderFactory>();

@@ -19,8 +19,8 @@
  * balancers because it happens to offer them.
  */
 import * as v from "valibot";
-import { issuesOf } from "../config.ts";
-import type { ConfigIssue } from "../errors.ts";
+import type { ConfigIssue } from "../../config/errors.ts";
+import { issuesOf } from "../../config/validate.ts";
 
 /** A provider-ID scheme as Kubernetes compares it: the part before `://`, lower case. */
 const schemePattern = /^[a-z][a-z0-9+.-]*$/;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError } from "../errors.ts";
+import { ConfigError } from "../../config/errors.ts";
 import { FakeCloud } from "../fake/fake-cloud.ts";
 import { createMetalProvider } from "../metal/provider.ts";
 import { ProviderRegistry } from "../registry.ts";

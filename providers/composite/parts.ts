@@ -4,9 +4,9 @@
  * each part's prefixed with its path (`providers[1].config.loadBalancer.global.addresses[0]: …`).
  */
 import * as v from "valibot";
+import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import type { CloudProvider, ProviderFactory, ProviderFactoryInput } from "../cloud.ts";
 import { parseCloudConfig } from "../config.ts";
-import { ConfigError, type ConfigIssue } from "../errors.ts";
 import { type CompositeConfig, checkCompositeConfig, type PartConfig, schemesOf } from "./config.ts";
 
 /** A part as the composite uses it. */

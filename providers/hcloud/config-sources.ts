@@ -4,7 +4,7 @@
  * (which has no cloud-config at all). Secrets may come from a file named by `<NAME>_FILE`, as hcloud-go's
  * `LookupEnvWithFile` allows; the file's content is trimmed.
  */
-import type { ConfigIssue } from "../errors.ts";
+import type { ConfigIssue } from "../../config/errors.ts";
 
 /** A value and where it came from, for messages: `HCLOUD_NETWORK (from the cloud-config)`. */
 export interface Setting {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError } from "../errors.ts";
+import { ConfigError } from "../../config/errors.ts";
 import { rejection } from "../testing.ts";
 import { type HcloudConfig, hcloudSettingNames, readHcloudConfig } from "./config.ts";
 

@@ -16,9 +16,10 @@
  * `ConfigError` naming each variable; secrets never appear in it. An empty value counts as unset.
  */
 import * as v from "valibot";
+import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
+import { issuesOf } from "../../config/validate.ts";
 import { tryParseCIDR } from "../../net/cidr.ts";
-import { issuesOf, parseCloudConfig } from "../config.ts";
-import { ConfigError, type ConfigIssue } from "../errors.ts";
+import { parseCloudConfig } from "../config.ts";
 import { parseDuration } from "../kit/duration.ts";
 import { defaultRobotEndpoint } from "./api/robot.ts";
 import { gatherSettings, type Setting, secretNames } from "./config-sources.ts";

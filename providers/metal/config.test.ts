@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { configProblems } from "../testing.ts";
+import { configProblems } from "../../config/testing.ts";
 import { formatRange } from "./address-ranges.ts";
 import { configuredPools, parseMetalConfig } from "./config.ts";
 import { poolFor, shareAllowed } from "./pools.ts";

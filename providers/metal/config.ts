@@ -21,8 +21,8 @@
  * ```
  */
 import * as v from "valibot";
+import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { parseCloudConfig } from "../config.ts";
-import { ConfigError, type ConfigIssue } from "../errors.ts";
 import { loadBalancerClassFields, servesNothing, servesNothingMessage } from "../load-balancer-classes.ts";
 import { parseAddressEntry, parseCIDR } from "./address-ranges.ts";
 import { dnsSubdomain, machineFields, machineKeys } from "./machine-schema.ts";

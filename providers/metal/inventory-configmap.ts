@@ -4,8 +4,8 @@
  * every problem and the fix, and its node is neither initialised from it nor ever reported missing.
  */
 import * as v from "valibot";
+import { issuesOf } from "../../config/validate.ts";
 import type { ConfigMap } from "../../kube/objects.ts";
-import { issuesOf } from "../config.ts";
 import type { ConfigMapMachines } from "./inventory.ts";
 import { type Machine, machineBodySchema, toMachine } from "./machine-schema.ts";
 import { formatProviderID } from "./provider-id.ts";

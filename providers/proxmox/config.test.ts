@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { configProblems } from "../testing.ts";
+import { configProblems } from "../../config/testing.ts";
 import { parseProxmoxConfig } from "./config.ts";
 
 const cluster = `{ url: "https://pve:8006/api2/json/", token_id: "kubernetes@pve!ccm", token_secret: s3cr3t, region: east }`;

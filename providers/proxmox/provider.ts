@@ -6,10 +6,10 @@
  */
 import { readFile as readFileFromDisk } from "node:fs/promises";
 import type { ConsolaInstance } from "consola";
+import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import type { KubeClient } from "../../kube/client-types.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { CallContext, CloudProvider, ProviderFactoryInput, ProviderRuntime, RateLimit } from "../cloud.ts";
-import { ConfigError, type ConfigIssue } from "../errors.ts";
 import type { RetryPolicy } from "../kit/http/retry-policy.ts";
 import type { ProxmoxApi } from "./api/client.ts";
 import { ProxmoxHttpApi } from "./api/http.ts";

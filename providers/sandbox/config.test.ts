@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError } from "../errors.ts";
-import { configProblems } from "../testing.ts";
+import { ConfigError } from "../../config/errors.ts";
+import { configProblems } from "../../config/testing.ts";
 import { parseSandboxConfig, resolveToken, tokenEnvVar } from "./config.ts";
 
 const source = "--cloud-config=/etc/sandbox.yaml";

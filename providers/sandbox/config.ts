@@ -13,8 +13,8 @@
  */
 import { readFile as readFileFromDisk } from "node:fs/promises";
 import * as v from "valibot";
+import { ConfigError } from "../../config/errors.ts";
 import { parseCloudConfig } from "../config.ts";
-import { ConfigError } from "../errors.ts";
 import { loadBalancerClassFields, servesNothing, servesNothingMessage } from "../load-balancer-classes.ts";
 
 /** The environment variable that supplies the token when the cloud-config names none. */

@@ -3,7 +3,7 @@
  * code is answered with. Clients branch on `code`; the statuses follow the public API documentation.
  */
 import type * as v from "valibot";
-import { issuesOf } from "../../providers/config.ts";
+import { issuesOf } from "../../config/validate.ts";
 
 /** Every code the emulator answers with, and its HTTP status. */
 export const errorStatus = {

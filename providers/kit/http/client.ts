@@ -10,10 +10,10 @@
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import * as v from "valibot";
+import { issuesOf } from "../../../config/validate.ts";
 import { createTokenBucket, type RateLimiter } from "../../../kube/rate-limiter.ts";
 import { abortableSleep, type Now, type Sleep } from "../../../kube/sleep.ts";
 import type { CallContext, RateLimit } from "../../cloud.ts";
-import { issuesOf } from "../../config.ts";
 import { RetryError } from "../../errors.ts";
 import { instrumented, type ProviderApiMetrics, providerApiMetrics } from "../metrics.ts";
 import { CloudApiError, CloudApiSchemaError, redact } from "./errors.ts";

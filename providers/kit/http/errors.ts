@@ -1,3 +1,4 @@
+import type { ConfigIssue } from "../../../config/errors.ts";
 /**
  * What the cloud-API kit throws. Every message starts with the operation (`sandbox/api.getMachine: …`), as
  * STYLE.md wants of a provider's errors, so a controller's log line or event names the cloud call that failed.
@@ -7,7 +8,6 @@
  * - A network failure, a timeout or an abort is a plain `Error` with the operation prefix and the cause.
  * - A 429 that outlasts the retries is the framework's `RetryError`, whose `cause` is the `CloudApiError`.
  */
-import type { ConfigIssue } from "../../errors.ts";
 
 /** The cloud answered `status` with its error `code` (`not_found`, `RateLimited`) and `detail` (its message). */
 export class CloudApiError extends Error {
