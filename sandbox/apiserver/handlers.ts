@@ -40,10 +40,21 @@ export const respond = (status: number, body: string, contentType = "application
 
 const mediaType = (req: Request): string => (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 
-/** The request body as parsed JSON (or YAML); 415 for other media types, 400 for a body that does not parse. */
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
+const OBJECT_TYPES = ["application/json", "application/yaml", PROTOBUF];
+
+/**
+ * The request body as parsed JSON (or YAML, or Kubernetes protobuf decoded to the same JSON); 415 for other media
+ * types, 400 for a body that does not parse.
+ */
 const readBody = async (req: Request, accepted: readonly string[]): Promise<unknown> => {
   const type = mediaType(req);
   if (!accepted.includes(type)) throw unsupportedMediaType(accepted);
+  if (type === PROTOBUF) {
+    // Loaded on the first protobuf body: a manager that only sends JSON never pays for the tables.
+    const { decodeProtobuf } = await import("./protobuf/decode.ts");
+    return decodeProtobuf(new Uint8Array(await req.arrayBuffer()));
+  }
   const text = await req.text();
   try {
     return type === "application/yaml" ? Bun.YAML.parse(text) : JSON.parse(text);
@@ -53,7 +64,7 @@ const readBody = async (req: Request, accepted: readonly string[]): Promise<unkn
 };
 
 const readObject = async (req: Request): Promise<Obj> => {
-  const body = await readBody(req, ["application/json", "application/yaml"]);
+  const body = await readBody(req, OBJECT_TYPES);
   if (!isObject(body)) throw badRequest("the request body must be a JSON object");
   return body;
 };
@@ -188,6 +199,24 @@ export const handleResource = async (
   return handleDelete(ctx, req, route, dryRun);
 };
 
+/** The optional DeleteOptions body: JSON, or protobuf as client-go's typed clients send it. */
+const readDeleteOptions = async (req: Request): Promise<Obj> => {
+  if (mediaType(req) === PROTOBUF) {
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    if (bytes.length === 0) return {};
+    const { decodeProtobuf } = await import("./protobuf/decode.ts");
+    return decodeProtobuf(bytes);
+  }
+  const text = await req.text();
+  if (!text.trim()) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    throw badRequest("the DeleteOptions body could not be decoded");
+  }
+};
+
 const handleDelete = async (
   ctx: HandlerContext,
   req: Request,
@@ -195,16 +224,7 @@ const handleDelete = async (
   dryRunQuery: boolean,
 ): Promise<Response> => {
   const { def, name } = route;
-  const text = await req.text();
-  let options: Obj = {};
-  if (text.trim()) {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (isObject(parsed)) options = parsed;
-    } catch {
-      throw badRequest("the DeleteOptions body could not be decoded");
-    }
-  }
+  const options = await readDeleteOptions(req);
   const pre = isObject(options.preconditions) ? options.preconditions : {};
   const dryRun = dryRunQuery || (Array.isArray(options.dryRun) && options.dryRun.includes("All"));
   const json = { kind: "json" } as const;
