@@ -13,6 +13,7 @@ import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluste
 import { MAX_TIMER_MS } from "../kube/sleep.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
 import { FLAGS, FLAGS_BY_NAME } from "./flags.ts";
+import { parseVModule } from "./logger.ts";
 
 const got = (s: string) => `got "${s}"`;
 
@@ -221,6 +222,15 @@ const OptionsSchema = v.pipe(
       ["text", "json"],
       (i) => `--logging-format must be text or json, ${got(String(i.input))}`,
     ),
+    vmodule: v.pipe(
+      v.string(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const parsed = parseVModule(dataset.value);
+        if (parsed.ok) return parsed.rules;
+        addIssue({ message: parsed.error });
+        return NEVER;
+      }),
+    ),
   }),
   v.transform((o) => ({
     cloudProvider: o["cloud-provider"],
@@ -269,6 +279,7 @@ const OptionsSchema = v.pipe(
     nodeStatusUpdateFrequencyMs: o["node-status-update-frequency"],
     verbosity: o.v,
     loggingFormat: o["logging-format"],
+    vmodule: o.vmodule,
   })),
 );
 

@@ -1,0 +1,82 @@
+/**
+ * Issue 23: the compiled manager's log lines, against the sandbox, in both formats. Every line it writes to stderr
+ * must be a klog text line (header regex) or, with `--logging-format=json`, a JSON object with component-base's keys;
+ * nothing it writes may carry the cloud token.
+ */
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import { collectOutput } from "../scripts/lib/processes.ts";
+import { managerCommand, waitFor } from "./support/processes.ts";
+import { startSandbox } from "./support/sandbox.ts";
+
+setDefaultTimeout(120_000);
+
+const KLOG_LINE = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d+ [^\s\]]+\] \S/;
+
+/**
+ * Runs the manager against a fresh sandbox until it has initialised both nodes (at -v=4, so debug and trace lines
+ * are written too); what it wrote, and the cloud token it must not have written.
+ */
+async function stderrOf(extra: string[]): Promise<{ stdout: string; lines: string[]; token: string }> {
+  const sandbox = await startSandbox({ nodes: 2 });
+  const token = (Bun.YAML.parse(await readFile(sandbox.cloudConfig, "utf8")) as { token: string }).token;
+  const proc = Bun.spawn(await managerCommand(sandbox, ["--v=4", "--vmodule=route*=0", ...extra]), {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: "/usr/bin:/bin" },
+  });
+  const errText = collectOutput({ stdout: new Response("").body!, stderr: proc.stderr });
+  const outText = collectOutput({ stdout: proc.stdout, stderr: new Response("").body! });
+  try {
+    await waitFor(() => (errText.text().match(/initialized/g) ?? []).length >= 2, {
+      timeoutMs: 60_000,
+      message: "both nodes initialised",
+    });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; stderr:\n${errText.text().slice(-3000)}`);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+    await Promise.all([errText.drained, outText.drained]);
+    await sandbox.stop();
+  }
+  return {
+    stdout: outText.text(),
+    lines: errText
+      .text()
+      .split("\n")
+      .filter((l) => l !== ""),
+    token,
+  };
+}
+
+describe("the compiled manager's log lines", () => {
+  test("--logging-format=text (the default): every stderr line has klog's header", async () => {
+    const { stdout, lines, token } = await stderrOf([]);
+    expect(stdout).toBe("");
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.filter((l) => !KLOG_LINE.test(l))).toEqual([]);
+    // -v=4 writes the levels above 0 too, and the per-controller sources are there.
+    expect(lines.some((l) => /^I.* main\] /.test(l))).toBe(true);
+    expect(new Set(lines.map((l) => /([^\s\]]+)\] /.exec(l)?.[1])).size).toBeGreaterThan(2);
+    expect(lines.join("\n")).not.toContain(token);
+  });
+
+  test("--logging-format=json: every stderr line is an object with ts, msg and v or err", async () => {
+    const { stdout, lines, token } = await stderrOf(["--logging-format=json"]);
+    expect(stdout).toBe("");
+    expect(lines.length).toBeGreaterThan(5);
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const bad = records.filter(
+      (r) =>
+        typeof r.ts !== "number" ||
+        typeof r.msg !== "string" ||
+        typeof r.logger !== "string" ||
+        (typeof r.v !== "number" && typeof r.err !== "string" && r.v !== undefined),
+    );
+    expect(bad).toEqual([]);
+    expect(records.some((r) => typeof r.v === "number" && r.v >= 2)).toBe(true);
+    expect(lines.join("\n")).not.toContain(token);
+  });
+});
