@@ -1,0 +1,67 @@
+/**
+ * `@kubernetes/client-node` is a development dependency: its types describe the Kubernetes objects, but a
+ * production install (`npm ci --omit=dev`) and the compiled executables do without it. Only tests may import its
+ * values (to compare our kubeconfig reader with its own); everywhere else a value import would fail at run time
+ * where it is not installed. Biome's noRestrictedImports cannot tell a type import from a value import, so this
+ * test does: Bun's transpiler drops type-only imports before listing what a file imports.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "..");
+const TYPES_ONLY = ["@kubernetes/client-node"];
+const transpiler = new Bun.Transpiler({ loader: "ts" });
+
+/** Every TypeScript file of the project that is not a test. */
+async function sourceFiles(): Promise<string[]> {
+  const files: string[] = [];
+  for await (const path of new Bun.Glob("**/*.ts").scan({ cwd: ROOT })) {
+    if (/^(node_modules|build|dist|\.cache)\//.test(path) || path.includes("/node_modules/")) continue;
+    if (path.endsWith(".test.ts") || path.startsWith("test/")) continue;
+    files.push(path);
+  }
+  return files;
+}
+
+function valueImports(code: string): string[] {
+  return transpiler
+    .scanImports(code)
+    .map((i) => i.path)
+    .filter((p) => TYPES_ONLY.some((m) => p === m || p.startsWith(`${m}/`)));
+}
+
+describe("development dependencies", () => {
+  test.each([
+    ["a type-only import", 'import type { V1Node } from "@kubernetes/client-node";', []],
+    ["an inline type import", 'import { type V1Node } from "@kubernetes/client-node";', []],
+    ["a value import", 'import { KubeConfig } from "@kubernetes/client-node";', ["@kubernetes/client-node"]],
+    ["a re-export", 'export { KubeConfig } from "@kubernetes/client-node";', ["@kubernetes/client-node"]],
+    [
+      "a dynamic import",
+      'await import("@kubernetes/client-node/dist/config.js");',
+      ["@kubernetes/client-node/dist/config.js"],
+    ],
+  ])("the check tells %s", (_name, code, want) => {
+    expect(valueImports(code)).toEqual(want);
+  });
+
+  test("no source file outside the tests imports a value of @kubernetes/client-node", async () => {
+    const files = await sourceFiles();
+    expect(files.length).toBeGreaterThan(100);
+    const offenders: string[] = [];
+    for (const file of files) {
+      const found = valueImports(await readFile(join(ROOT, file), "utf8"));
+      if (found.length > 0) offenders.push(`${file}: ${found.join(", ")} (use 'import type')`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  test("package.json keeps it among the development dependencies", async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8"));
+    for (const name of TYPES_ONLY) {
+      expect(pkg.dependencies?.[name]).toBeUndefined();
+      expect(pkg.devDependencies?.[name]).toBeDefined();
+    }
+  });
+});
