@@ -5,7 +5,7 @@
  * how to watch, shows progress, and runs until interrupted (or until ready, with `--exit-when-ready`).
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
@@ -92,6 +92,11 @@ export const sandboxCommand: Subcommand = (env) =>
         // kubectl watches one resource type at a time (`get nodes,services -w` is refused): one line each.
         print(`watch it:        kubectl --kubeconfig ${kubeconfig} get nodes -o wide -w`);
         print(`                 kubectl --kubeconfig ${kubeconfig} get services -o wide -w`);
+        print(
+          args["exit-when-ready"]
+            ? "stops:           once every node and Service is ready"
+            : `stop it:         Ctrl-C${args.dir ? "" : ` (removes ${dir})`}`,
+        );
         if (controllers === "false") {
           print("run the controllers yourself:");
           print(
@@ -126,6 +131,8 @@ export const sandboxCommand: Subcommand = (env) =>
         stop.abort();
         await cloud.stop();
         await api.stop();
+        // The kubeconfig and the cloud token live there; a folder the user named is theirs to keep.
+        if (!args.dir) await rm(dir, { recursive: true, force: true });
       }
     },
   });

@@ -1,11 +1,13 @@
 /** The compiled executables as an operator first meets them: from another folder, no node_modules beside them. */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FLAGS } from "../cmd/flags.ts";
 import { discoverProviders } from "../scripts/build.ts";
 import { executable, executablesDir, runExecutable } from "./support/executables.ts";
+import { spawnCollecting, waitFor } from "./support/processes.ts";
 
 // End-to-end tests start executables; a slow, busy machine needs room.
 setDefaultTimeout(120_000);
@@ -54,6 +56,98 @@ describe("the all-in-one executable", () => {
     const r = await runExecutable(allInOne, ["--version"], { cwd });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+});
+
+describe("a newcomer's first commands", () => {
+  test.each([
+    ["sandbox", "--help"],
+    ["sandbox", "-h"],
+    ["doctor", "--help"],
+    ["doctor", "-h"],
+    ["completion", "--help"],
+    ["version", "-h"],
+  ])("'%s %s' prints its usage and exits 0 without running", async (sub, flag) => {
+    const r = await runExecutable(allInOne, [sub, flag]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage:\n  cloud-controller-manager ${sub} `);
+    expect(r.stdout).not.toContain("FAIL");
+  });
+
+  test("--help names the providers the executable knows", async () => {
+    const shippable = (await discoverProviders()).filter((p) => p.shippable).map((p) => p.name);
+    const r = await runExecutable(allInOne, ["--help"]);
+    expect(r.stdout).toContain(`Required. One of: ${[...shippable].sort().join(", ")}.`);
+  });
+
+  test.each([
+    ["a word for a number", ["--kube-api-qps=fast"], '--kube-api-qps must be a number like 20 or 0.5, got "fast"'],
+    [
+      "a duration without a unit",
+      ["--node-monitor-period=5"],
+      '--node-monitor-period needs a unit, like 5s or 5m, got "5"',
+    ],
+    [
+      "a port above the range",
+      ["--secure-port=70000"],
+      "--secure-port must be between 0 and 65535, inclusive (0 turns serving off), got 70000",
+    ],
+    [
+      "a port below the range",
+      ["--secure-port=-1"],
+      "--secure-port must be between 0 and 65535, inclusive (0 turns serving off), got -1",
+    ],
+  ])("names %s as one problem", async (_name, argv, want) => {
+    const r = await runExecutable(allInOne, ["--cloud-provider=sandbox", ...argv]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("invalid command line (1 problem)");
+    expect(r.stderr).toContain(want);
+  });
+
+  test("reports a missing kubeconfig and a provider without its cloud-config together", async () => {
+    const r = await runExecutable(allInOne, ["--cloud-provider=sandbox", "--kubeconfig=/nonexistent/kubeconfig"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot start (2 problems)");
+    expect(r.stderr).toContain('--kubeconfig "/nonexistent/kubeconfig" does not exist (ENOENT)');
+    expect(r.stderr).toContain("Cloud provider could not be initialized");
+  });
+
+  test("a missing cloud-config names the file and what to do", async () => {
+    const r = await runExecutable(allInOne, ["--cloud-provider=sandbox", "--cloud-config=/nonexistent/cloud.yaml"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'error: --cloud-config "/nonexistent/cloud.yaml" does not exist (ENOENT): pass the path of the sandbox provider\'s configuration file',
+    );
+  });
+
+  // `npm start` runs the sandbox; its temporary folder holds a kubeconfig and the cloud token.
+  test.each(["SIGINT", "SIGTERM"] as const)(
+    "the sandbox says how to stop and removes its folder on %s",
+    async (signal) => {
+      const run = spawnCollecting([allInOne, "sandbox", "--nodes=1", "--services=0"], { TMPDIR: tmpdir() });
+      await waitFor(() => run.output().includes("stop it:"), { timeoutMs: 60_000, message: "the sandbox's stop hint" });
+      const dir = /stop it: +Ctrl-C \(removes (\S+)\)/.exec(run.output())?.[1];
+      expect(dir).toBeDefined();
+      expect(existsSync(join(dir as string, "kubeconfig"))).toBe(true);
+      run.proc.kill(signal);
+      expect(await run.exited).toBe(0);
+      expect(existsSync(dir as string)).toBe(false);
+    },
+  );
+
+  test("the sandbox keeps a folder given with --dir", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ccm-sandbox-dir-"));
+    try {
+      const run = spawnCollecting([allInOne, "sandbox", "--nodes=1", "--services=0", `--dir=${dir}`]);
+      await waitFor(() => run.output().includes("stop it:"), { timeoutMs: 60_000, message: "the sandbox's stop hint" });
+      expect(run.output()).toContain("stop it:         Ctrl-C\n");
+      run.proc.kill("SIGINT");
+      expect(await run.exited).toBe(0);
+      expect(existsSync(join(dir, "kubeconfig"))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
