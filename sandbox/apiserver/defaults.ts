@@ -3,6 +3,7 @@
  * finalizer, secret type and `stringData`. Runs on an owned (not yet stored) object, before validation.
  * Allocation of cluster IPs and node ports is stateful and lives in service-allocator.ts.
  */
+import { defaultDeployment } from "./deployments.ts";
 import { isObject, type JsonObject, type Obj, str } from "./json.ts";
 import type { ResourceDef } from "./resources.ts";
 import { badRequest } from "./status-errors.ts";
@@ -74,6 +75,7 @@ const byResource: Record<string, (o: Obj, old: Obj | undefined) => void> = {
   "core/namespaces": defaultNamespace,
   "core/secrets": defaultSecret,
   "core/pods": defaultPod,
+  "apps/deployments": defaultDeployment,
 };
 
 /** Fills in what the real server defaults; `old` is the stored object on update (undefined on create). */

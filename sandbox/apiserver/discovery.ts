@@ -68,6 +68,17 @@ const resourceEntries = (d: ResourceDef): object[] => {
       verbs: ["get", "patch", "update"],
     });
   }
+  if (d.scaleSubresource) {
+    out.push({
+      name: `${d.plural}/scale`,
+      singularName: "",
+      namespaced: d.namespaced,
+      group: "autoscaling",
+      version: "v1",
+      kind: "Scale",
+      verbs: ["get", "patch", "update"],
+    });
+  }
   return out;
 };
 

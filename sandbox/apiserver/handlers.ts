@@ -4,8 +4,10 @@
  */
 import type { Auth, UserInfo } from "./auth.ts";
 import { isObject, type Obj, str } from "./json.ts";
+import { applyPatch } from "./patch/apply.ts";
 import { contentTypeOf, negotiate, type Renderer } from "./representation.ts";
 import type { ResourceDef } from "./resources.ts";
+import { scaled, scaleOf } from "./scale.ts";
 import { type ApiError, badRequest, forbidden, methodNotAllowed, unsupportedMediaType } from "./status-errors.ts";
 import type { ObjectStore, PatchType } from "./store.ts";
 import { listObjects, watchObjects } from "./store-reads.ts";
@@ -16,7 +18,7 @@ export interface ResourceRoute {
   /** The namespace in the path (undefined for cluster-scoped resources and all-namespace lists). */
   readonly namespace: string | undefined;
   readonly name: string | undefined;
-  readonly subresource: "status" | undefined;
+  readonly subresource: "status" | "scale" | undefined;
   /** The legacy `/watch/` path prefix. */
   readonly watchPath: boolean;
 }
@@ -119,6 +121,7 @@ export const handleResource = async (
     throw forbidden(def, name ?? "", decision.reason ? `${why}: ${decision.reason}` : why);
   }
   const dryRun = q.getAll("dryRun").includes("All");
+  if (route.subresource === "scale") return handleScale(ctx, req, route, verb, dryRun);
   const opts = { namespace: route.namespace, subresource: route.subresource, dryRun };
   const { store, renderer } = ctx;
 
@@ -197,6 +200,34 @@ export const handleResource = async (
     return respond(200, renderer.object(def, store.patch(def, name!, type, patch, opts), json));
   }
   return handleDelete(ctx, req, route, dryRun);
+};
+
+/** `<plural>/scale`: get, update or patch the Scale view of a workload's replicas. */
+const handleScale = async (
+  ctx: HandlerContext,
+  req: Request,
+  route: ResourceRoute,
+  verb: string,
+  dryRun: boolean,
+): Promise<Response> => {
+  const { def } = route;
+  const name = route.name ?? "";
+  const stored = ctx.store.get(def, name, { namespace: route.namespace });
+  if (verb === "get") return respond(200, JSON.stringify(scaleOf(stored)));
+  let scale: Obj;
+  if (verb === "update") {
+    scale = await readObject(req);
+    const bodyName = str(scale.metadata?.name) ?? "";
+    if (bodyName !== name) {
+      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+  } else {
+    const type = PATCH_TYPES[mediaType(req)];
+    if (!type) throw unsupportedMediaType(Object.keys(PATCH_TYPES));
+    scale = applyPatch(scaleOf(stored), "Scale", type, await readBody(req, Object.keys(PATCH_TYPES)));
+  }
+  const updated = ctx.store.update(def, scaled(def, stored, scale), { namespace: route.namespace, dryRun });
+  return respond(200, JSON.stringify(scaleOf(updated)));
 };
 
 /** The optional DeleteOptions body: JSON, or protobuf as client-go's typed clients send it. */

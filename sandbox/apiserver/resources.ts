@@ -22,6 +22,8 @@ export interface ResourceDef {
   /** Collection the objects live in: events.k8s.io/v1 events are a view of core/v1 events, as in the real server. */
   readonly storage: string;
   readonly statusSubresource: boolean;
+  /** Serves `<plural>/scale` (autoscaling/v1 Scale over `spec.replicas`), what `kubectl scale` writes. */
+  readonly scaleSubresource: boolean;
   /** Field selector labels beyond `metadata.name` and `metadata.namespace`, read from the stored object. */
   readonly fields: Readonly<Record<string, FieldReader>>;
   /** DELETE answers with the object (else with a `Status` of `Success`), as each real registry does. */
@@ -67,6 +69,7 @@ const def = (d: DefInput): ResourceDef => {
     categories: [],
     storage: id,
     statusSubresource: false,
+    scaleSubresource: false,
     fields: {},
     returnDeletedObject: false,
     allowCreateOnUpdate: false,
@@ -156,6 +159,19 @@ export const RESOURCES: readonly ResourceDef[] = [
       "status.nominatedNodeName": text("status.nominatedNodeName"),
     },
     returnDeletedObject: true,
+  }),
+  // Deployments are stored, listed, watched and scaled, so `kubectl create deployment`, `expose deployment` and
+  // `scale` work; no controller acts on them (no ReplicaSets, no Pods): their status stays as written.
+  def({
+    group: "apps",
+    version: "v1",
+    plural: "deployments",
+    kind: "Deployment",
+    namespaced: true,
+    shortNames: ["deploy"],
+    categories: ["all"],
+    statusSubresource: true,
+    scaleSubresource: true,
   }),
   def({ group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true }),
   def({

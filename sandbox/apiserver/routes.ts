@@ -48,14 +48,15 @@ export const parseRoute = (pathname: string): Route => {
   const [plural = "", name, sub] = rest;
   const def = findResource(group, version, plural);
   if (!def) return UNKNOWN;
-  if (sub !== undefined && !(sub === "status" && def.statusSubresource)) return UNKNOWN;
+  if (sub !== undefined && !((sub === "status" && def.statusSubresource) || (sub === "scale" && def.scaleSubresource)))
+    return UNKNOWN;
   if (def.namespaced ? name !== undefined && namespace === undefined : namespace !== undefined) return UNKNOWN;
   return {
     kind: "resource",
     def,
     namespace,
     name,
-    subresource: sub === "status" ? "status" : undefined,
+    subresource: sub === "status" || sub === "scale" ? sub : undefined,
     watchPath,
   };
 };

@@ -115,9 +115,22 @@ describe("discovery", () => {
   test("groups and their resource lists", async () => {
     expect((await get("/api")).body.versions).toEqual(["v1"]);
     const groups = (await get("/apis")).body.groups.map((g: Json) => g.name);
-    expect(groups).toEqual(["coordination.k8s.io", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io"]);
+    expect(groups).toEqual([
+      "apps",
+      "coordination.k8s.io",
+      "events.k8s.io",
+      "authentication.k8s.io",
+      "authorization.k8s.io",
+    ]);
     expect((await get("/apis/coordination.k8s.io/v1")).body.resources.map((x: Json) => x.name)).toEqual(["leases"]);
-    expect((await get("/apis/apps/v1")).status).toBe(404);
+    const apps = (await get("/apis/apps/v1")).body.resources;
+    expect(apps.map((x: Json) => [x.name, x.kind])).toEqual([
+      ["deployments", "Deployment"],
+      ["deployments/status", "Deployment"],
+      ["deployments/scale", "Scale"],
+    ]);
+    expect(apps[2]).toMatchObject({ group: "autoscaling", version: "v1" });
+    expect((await get("/apis/batch/v1")).status).toBe(404);
   });
 
   test("an unknown path is 404 with the real message", async () => {

@@ -6,6 +6,7 @@
 import { toStorageForm } from "./events-view.ts";
 import { getPath, isObject, type JsonObject, type Obj, str, stringMap } from "./json.ts";
 import type { ResourceDef } from "./resources.ts";
+import { selectorString } from "./scale.ts";
 
 export type IncludeObject = "None" | "Metadata" | "Object";
 
@@ -44,6 +45,10 @@ const list = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject
 const text = (obj: Obj, path: string, fallback = NONE): string => {
   const v = getPath(obj, path);
   return v === undefined || v === null || v === "" ? fallback : String(v);
+};
+const num = (obj: Obj, path: string): number => {
+  const v = getPath(obj, path);
+  return typeof v === "number" ? v : 0;
 };
 const name: Column = { name: "Name", format: "name", cell: (o) => str(o.metadata?.name) ?? "" };
 const ageCol: Column = { name: "Age", cell: (o, age) => age(o.metadata?.creationTimestamp) };
@@ -171,6 +176,33 @@ const columns: Record<string, Column[]> = {
     ageCol,
     { name: "IP", priority: 1, cell: (o) => text(o, "status.podIP") },
     { name: "Node", priority: 1, cell: (o) => text(o, "spec.nodeName") },
+  ],
+  "apps/deployments": [
+    name,
+    {
+      name: "Ready",
+      cell: (o) => `${num(o, "status.readyReplicas")}/${num(o, "spec.replicas")}`,
+    },
+    { name: "Up-to-date", type: "integer", cell: (o) => num(o, "status.updatedReplicas") },
+    { name: "Available", type: "integer", cell: (o) => num(o, "status.availableReplicas") },
+    ageCol,
+    {
+      name: "Containers",
+      priority: 1,
+      cell: (o) =>
+        list(getPath(o, "spec.template.spec.containers"))
+          .map((c) => str(c.name) ?? "")
+          .join(","),
+    },
+    {
+      name: "Images",
+      priority: 1,
+      cell: (o) =>
+        list(getPath(o, "spec.template.spec.containers"))
+          .map((c) => str(c.image) ?? "")
+          .join(","),
+    },
+    { name: "Selector", priority: 1, cell: (o) => selectorString(getPath(o, "spec.selector")) || NONE },
   ],
 };
 

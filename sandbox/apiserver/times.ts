@@ -46,6 +46,10 @@ const byResource: Record<string, Record<string, TimeKind>> = {
     eventTime: "micro",
     "series.lastObservedTime": "micro",
   },
+  "apps/deployments": {
+    "status.conditions[].lastUpdateTime": "time",
+    "status.conditions[].lastTransitionTime": "time",
+  },
   "coordination.k8s.io/leases": { "spec.acquireTime": "micro", "spec.renewTime": "micro" },
 };
 

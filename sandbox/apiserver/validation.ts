@@ -3,6 +3,7 @@
  * chosen for what clients of this project can get wrong: names and labels, taints, service ports and types, lease
  * durations, event fields, config keys. Findings become a `422 Invalid` with `details.causes`.
  */
+import { validateDeployment } from "./deployments.ts";
 import {
   duplicate,
   type FieldError,
@@ -195,6 +196,7 @@ const byResource: Record<string, (obj: Obj, old: Obj | undefined) => FieldError[
   "events.k8s.io/events": validateEventsV1,
   "core/configmaps": (o) => validateDataKeys(o, ["data", "binaryData"]),
   "core/secrets": (o) => validateDataKeys(o, ["data"]),
+  "apps/deployments": validateDeployment,
 };
 
 /** All findings for `obj` (as the client addressed it: events.k8s.io events in their own form). */

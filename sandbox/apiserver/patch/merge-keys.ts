@@ -34,6 +34,17 @@ const container: MergeKeyTable = {
 const prefixed = (prefix: string, t: MergeKeyTable): MergeKeyTable =>
   Object.fromEntries(Object.entries(t).map(([k, v]) => [`${prefix}.${k}`, v]));
 
+const podSpec: MergeKeyTable = {
+  containers: { mergeKey: "name" },
+  initContainers: { mergeKey: "name" },
+  ephemeralContainers: { mergeKey: "name" },
+  ...prefixed("containers", container),
+  ...prefixed("initContainers", container),
+  volumes: { mergeKey: "name" },
+  imagePullSecrets: { mergeKey: "name" },
+  hostAliases: { mergeKey: "ip" },
+};
+
 /** Per kind (the storage form: core/v1 for events), on top of the ObjectMeta strategies every kind has. */
 const byKind: Readonly<Record<string, MergeKeyTable>> = {
   Node: {
@@ -49,16 +60,16 @@ const byKind: Readonly<Record<string, MergeKeyTable>> = {
     "status.conditions": { mergeKey: "type" },
   },
   Pod: {
-    "spec.containers": { mergeKey: "name" },
-    "spec.initContainers": { mergeKey: "name" },
-    "spec.ephemeralContainers": { mergeKey: "name" },
-    ...prefixed("spec.containers", container),
-    ...prefixed("spec.initContainers", container),
-    "spec.volumes": { mergeKey: "name" },
-    "spec.imagePullSecrets": { mergeKey: "name" },
-    "spec.hostAliases": { mergeKey: "ip" },
+    ...prefixed("spec", podSpec),
     "status.conditions": { mergeKey: "type" },
     "status.podIPs": { mergeKey: "ip" },
+  },
+  // apps/v1 types.go: the pod template's lists as in a Pod; conditions by type.
+  Deployment: {
+    ...prefixed("spec.template.spec", podSpec),
+    "spec.template.metadata.finalizers": {},
+    "spec.template.metadata.ownerReferences": { mergeKey: "uid" },
+    "status.conditions": { mergeKey: "type" },
   },
 };
 
