@@ -12,6 +12,7 @@ import type { ConsolaInstance } from "consola";
 import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Node, NodeCondition } from "../kube/objects.ts";
 import { Taints } from "../kube/well-known.ts";
+import { formatCIDR, parseCIDR } from "../net/cidr.ts";
 import type { CloudState } from "./cloud/state.ts";
 import type { Machine } from "./cloud/types.ts";
 
@@ -23,7 +24,10 @@ export interface KubeletsOptions {
   readonly heartbeatMs?: number;
   /** How often machine states are compared with the nodes; default 1s. */
   readonly pollMs?: number;
-  /** Give nodes `spec.podCIDRs` from SANDBOX_CLUSTER_CIDR (one /24 each), as kube-controller-manager's IPAM would. */
+  /**
+   * Give nodes `spec.podCIDRs` from SANDBOX_CLUSTER_CIDR, as kube-controller-manager's IPAM would: one IPv4 /24
+   * each, and an IPv6 /64 after it (dual stack) for a machine that has an IPv6 address.
+   */
   readonly assignPodCIDRs?: boolean;
   readonly now?: () => Date;
   readonly signal: AbortSignal;
@@ -46,7 +50,7 @@ export function startKubelets(opts: KubeletsOptions): Kubelets {
   let cidrIndex = 0;
 
   const register = async (machine: Machine): Promise<void> => {
-    const node = registrationOf(machine, now(), opts.assignPodCIDRs ? podCIDR(cidrIndex++) : undefined);
+    const node = registrationOf(machine, now(), opts.assignPodCIDRs ? podCIDRsOf(machine, cidrIndex++) : undefined);
     try {
       await opts.client.create(Resources.nodes, node);
       opts.logger.info(`kubelet: registered node ${machine.name}`);
@@ -121,9 +125,17 @@ function allMachines(cloud: CloudState): Machine[] {
   return out;
 }
 
-/** The Node a kubelet with `--cloud-provider=external` creates for this machine. */
-export function registrationOf(machine: Machine, at: Date, podCIDR?: string): Node {
+/**
+ * The Node a kubelet with `--cloud-provider=external` creates for this machine; `podCIDRs` as IPAM assigned them
+ * (one, or an IPv4 and an IPv6 one for dual stack; the first is `spec.podCIDR`).
+ */
+export function registrationOf(
+  machine: Pick<Machine, "id" | "name"> & Partial<Machine>,
+  at: Date,
+  podCIDRs?: string | readonly string[],
+): Node {
   const time = at.toISOString();
+  const cidrs = podCIDRs === undefined ? [] : typeof podCIDRs === "string" ? [podCIDRs] : [...podCIDRs];
   return {
     apiVersion: "v1",
     kind: "Node",
@@ -139,7 +151,7 @@ export function registrationOf(machine: Machine, at: Date, podCIDR?: string): No
     },
     spec: {
       taints: [{ key: Taints.uninitialized, value: "true", effect: "NoSchedule" }],
-      ...(podCIDR ? { podCIDR, podCIDRs: [podCIDR] } : {}),
+      ...(cidrs.length > 0 ? { podCIDR: cidrs[0], podCIDRs: cidrs } : {}),
     },
     status: {
       addresses: [{ type: "Hostname", address: machine.name }],
@@ -169,11 +181,18 @@ export function registrationOf(machine: Machine, at: Date, podCIDR?: string): No
   };
 }
 
-/** The sandbox's cluster CIDR: room for 32768 nodes of one /24 each. */
-export const SANDBOX_CLUSTER_CIDR = "10.128.0.0/9";
+/** The sandbox's cluster CIDRs, IPv4 and IPv6: room for 32768 nodes of one /24 (and one /64) each. */
+export const SANDBOX_CLUSTER_CIDR = "10.128.0.0/9,fd00:10:128::/48";
 
-function podCIDR(i: number): string {
-  return `10.${128 + (i >> 8)}.${i & 255}.0/24`;
+const IPV6_PODS = parseCIDR("fd00:10:128::/48");
+
+/** The `i`-th node's pod CIDRs: its IPv4 /24, then its IPv6 /64 when the machine has an IPv6 address. */
+export function podCIDRsOf(machine: Pick<Machine, "addresses">, i: number): string[] {
+  const ipv4 = `10.${128 + (i >> 8)}.${i & 255}.0/24`;
+  const dualStack = machine.addresses.some((a) => a.type !== "Hostname" && a.address.includes(":"));
+  if (!dualStack) return [ipv4];
+  const ipv6 = { family: 6, network: IPV6_PODS.network + (BigInt(i) << 64n), prefix: 64 } as const;
+  return [ipv4, formatCIDR(ipv6)];
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
