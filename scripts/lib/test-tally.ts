@@ -49,10 +49,23 @@ export class Tally {
     // bun test writes results to stderr; echo it and keep the summary counts.
     let tail = "";
     const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr) {
-      const text = decoder.decode(chunk, { stream: true });
-      process.stderr.write(text);
-      tail = (tail + text).slice(-4000);
+    // A long end-to-end test prints nothing until it ends: say every 20 s of silence that the run is alive.
+    let lastOutput = performance.now();
+    let file = "";
+    const heartbeat = setInterval(() => {
+      const silent = Math.round((performance.now() - lastOutput) / 1000);
+      if (silent >= 20) process.stderr.write(`… still running${file ? ` ${file}` : ""} (${silent}s without output)\n`);
+    }, 20_000);
+    try {
+      for await (const chunk of proc.stderr) {
+        const text = decoder.decode(chunk, { stream: true });
+        process.stderr.write(text);
+        lastOutput = performance.now();
+        file = /^(\S+\.test\.ts):$/m.exec(text.split("\n").reverse().join("\n"))?.[1] ?? file;
+        tail = (tail + text).slice(-4000);
+      }
+    } finally {
+      clearInterval(heartbeat);
     }
     const code = await proc.exited;
     const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(tail)?.[1] ?? 0);
