@@ -139,7 +139,11 @@ export const loadBalancerActions = {
     const at = targetIndex(lb, body);
     return world.act("remove_target", [ref(lb)], () => lb.targets.splice(at, 1));
   },
-  attach_to_network: (world: World, lb: LoadBalancer, body: { network: number; ip?: string | undefined }) => {
+  attach_to_network: (
+    world: World,
+    lb: LoadBalancer,
+    body: { network: number; ip?: string | undefined; ip_range?: string | undefined },
+  ) => {
     const network = world.network(body.network);
     const refs = [ref(lb), { id: network.id, type: "network" as const }];
     world.actions.assertUnlocked(...refs);
@@ -149,7 +153,12 @@ export const loadBalancerActions = {
         `load balancer ${lb.id} is already attached to network ${network.id}`,
       );
     }
-    const ip = allocatePrivateIp(world, network, lb.location.network_zone, body.ip);
+    // `ip_range` picks the subnet the address comes from; it must be one of the network's subnets.
+    const subnets = network.subnets.filter((s) => body.ip_range === undefined || s.ip_range === body.ip_range);
+    if (subnets.length === 0) {
+      throw invalidInput({ ip_range: [`${body.ip_range} is not a subnet of network ${network.id}`] });
+    }
+    const ip = allocatePrivateIp(world, { ...network, subnets }, lb.location.network_zone, body.ip);
     return world.act("attach_to_network", refs, () => lb.private_net.push({ network: network.id, ip }));
   },
   detach_from_network: (world: World, lb: LoadBalancer, body: { network: number }) => {
