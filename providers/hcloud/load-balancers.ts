@@ -42,7 +42,11 @@ export interface HcloudCertificatesApi {
   /** The ID of the Service's managed certificate (labelled with its UID), created for `domains` when missing. */
   ensureManaged(
     ctx: CallContext,
-    spec: { readonly name: string; readonly domains: readonly string[]; readonly labels: Record<string, string> },
+    spec: {
+      readonly name: string;
+      readonly domains: readonly string[];
+      readonly labels: Readonly<Record<string, string>>;
+    },
   ): Promise<number>;
 }
 

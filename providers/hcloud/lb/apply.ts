@@ -35,7 +35,7 @@ export type LoadBalancerWrites = Pick<
 /** Codes that mean the operation's end state already holds. */
 const ALREADY: Partial<Record<Operation["op"], readonly string[]>> = {
   attachToNetwork: ["load_balancer_already_attached"],
-  detachFromNetwork: ["load_balancer_not_attached", "not_found"],
+  detachFromNetwork: ["load_balancer_not_attached_to_network"],
   deleteService: ["not_found"],
   addTarget: ["target_already_defined"],
   removeTarget: ["target_not_found", "not_found"],

@@ -1,8 +1,9 @@
 /**
  * The load balancer as it is and as the Service wants it → the operations that close the gap, in the order they
  * must run: the load balancer itself (name and owner label, reverse DNS, algorithm, type), its network (detach
- * before attach; attached before any target uses its private IP), the public interface, the listeners, then the
- * targets (removed before added, so a server whose `use_private_ip` changes is taken out and put back). A converged
+ * before attach; attached before any target uses its private IP), the public interface switched on, the listeners,
+ * the targets (removed before added, so a server whose `use_private_ip` changes is taken out and put back), and only
+ * then the public interface switched off (the API refuses while a target still uses a public IP). A converged
  * load balancer gives no operation at all: nothing is written on a resync.
  */
 
@@ -36,6 +37,9 @@ export function planLoadBalancer(current: CloudLoadBalancer, desired: DesiredLoa
     ...planNetwork(current, desired),
     ...planListeners(current, desired),
     ...planTargets(current, desired),
+    ...(publicInterfaceChange(current, desired) === false
+      ? [{ op: "setPublicInterface", enabled: false } as const]
+      : []),
   ];
 }
 
@@ -83,11 +87,16 @@ function planNetwork(current: CloudLoadBalancer, desired: DesiredLoadBalancer): 
       ...(want.ipRange === undefined ? {} : { ipRange: want.ipRange }),
     });
   }
-  const enabled = current.public_net?.enabled ?? true;
-  if (desired.publicInterface !== undefined && desired.publicInterface !== enabled) {
-    ops.push({ op: "setPublicInterface", enabled: desired.publicInterface });
-  }
+  if (publicInterfaceChange(current, desired) === true) ops.push({ op: "setPublicInterface", enabled: true });
   return ops;
+}
+
+/** The interface to switch on or off, if any: on before the targets change, off only after they use private IPs. */
+function publicInterfaceChange(current: CloudLoadBalancer, desired: DesiredLoadBalancer): boolean | undefined {
+  const enabled = current.public_net?.enabled ?? true;
+  return desired.publicInterface === undefined || desired.publicInterface === enabled
+    ? undefined
+    : desired.publicInterface;
 }
 
 function planListeners(current: CloudLoadBalancer, desired: DesiredLoadBalancer): Operation[] {
