@@ -1,5 +1,5 @@
 /**
- * `bun run build`: one self-contained executable per shippable provider and the all-in-one, per target.
+ * `npm run build`: one self-contained executable per shippable provider and the all-in-one, per target.
  *
  *   dist/<provider>-cloud-controller-manager-<os>-<arch>   (its provider, plus metal and the composite to compose with)
  *   dist/cloud-controller-manager-<os>-<arch>          (all providers, `--cloud-provider`, the `sandbox` command)
@@ -13,8 +13,9 @@
  * the `@oven/bun-<os>-<arch>` package (`npm pack`, which checks the registry's integrity hash) at exactly this
  * Bun's version, cached in .cache/bun-runtimes/.
  *
- * Options: --target=linux-x64,linux-arm64 (default both plus the host), --provider=a,b (limit the per-provider
- * executables), --no-all-in-one, --version=v1.2.3 (default: package.json version and the git commit), --outdir=dist.
+ * Options, after `--` when given through npm (`npm run build -- --target=linux-x64`; npm keeps those before it):
+ * --target=linux-x64,linux-arm64 (default both plus the host), --provider=a,b (limit the per-provider executables),
+ * --no-all-in-one, --version=v1.2.3 (default: package.json version and the git commit), --outdir=dist.
  */
 
 import { createHash } from "node:crypto";
@@ -197,8 +198,36 @@ export async function build(argv: string[]): Promise<string[]> {
   return built;
 }
 
+/** The build's options that npm takes for its own configuration when they come before `--`. */
+const NPM_SWALLOWED = ["target", "provider", "all-in-one", "outdir"] as const;
+
+/**
+ * `npm run build --target=linux-x64` (no `--`) gives the options to npm, which warns "Unknown cli config" and hands
+ * them to the script only as `npm_config_*` variables: the build would silently make everything. Returns the
+ * message that says which command was meant, or undefined when npm kept none of the build's options.
+ */
+export function npmConfigLeftovers(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (env.npm_lifecycle_event !== "build") return undefined;
+  const given = new Set(argv.map((a) => /^--(?:no-)?([^=]+)/.exec(a)?.[1]));
+  const meant: string[] = [];
+  for (const name of NPM_SWALLOWED) {
+    const value = env[`npm_config_${name.replaceAll("-", "_")}`];
+    if (value === undefined || given.has(name)) continue;
+    if (name === "all-in-one") {
+      if (value === "" || value === "false") meant.push("--no-all-in-one");
+    } else meant.push(`--${name}=${value}`);
+  }
+  if (meant.length === 0) return undefined;
+  return `npm kept ${meant.join(" ")} for itself (options before "--" are npm's); run: npm run build -- ${[...meant, ...argv].join(" ")}`;
+}
+
 if (import.meta.main) {
   try {
+    const leftovers = npmConfigLeftovers(process.argv.slice(2), process.env);
+    if (leftovers) throw new Error(leftovers);
     await build(process.argv.slice(2));
   } catch (err) {
     console.error(`error: ${(err as Error).message}`);

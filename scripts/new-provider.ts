@@ -1,7 +1,8 @@
 /**
- * `bun run new-provider <name>`: create providers/<name>/ from scripts/templates/provider/ and add it to
- * providers/all.ts. Nothing else needs editing: `bun run build` finds the new index.ts and builds
- * `<name>-cloud-controller-manager`, and `bun test providers/<name>` runs the conformance suite over the in-memory API.
+ * `npm run new-provider -- <name>`: create providers/<name>/ from scripts/templates/provider/ and add it to
+ * providers/all.ts. Nothing else needs editing: `npm run build` finds the new index.ts and builds
+ * `<name>-cloud-controller-manager`, and `npx bun test providers/<name>` runs the conformance suite over the
+ * in-memory API. What it prints are npm and npx commands: only Node.js and npm are on a newcomer's PATH.
  *
  * Templates are the provider's files with a `.tmpl` suffix and placeholders for the name's spellings:
  * `__name__` (my-cloud), `__Name__` (MyCloud), `__nameCamel__` (myCloud), `__NAME__` (MY_CLOUD).
@@ -113,7 +114,7 @@ export async function scaffoldProvider(name: string, root = ROOT): Promise<Scaff
 if (import.meta.main) {
   const [name, ...rest] = process.argv.slice(2);
   if (!name || rest.length > 0 || name.startsWith("-")) {
-    console.error("usage: bun run new-provider <name>   (lower-case letters, digits and inner dashes)");
+    console.error("usage: npm run new-provider -- <name>   (lower-case letters, digits and inner dashes)");
     process.exit(2);
   }
   try {
@@ -124,8 +125,8 @@ if (import.meta.main) {
       [
         "",
         "next:",
-        `  bun test providers/${name}    (the conformance suite over the in-memory API)`,
-        `  bun run build --target=linux-x64 --provider=${name} --no-all-in-one`,
+        `  npx bun test providers/${name}    (the conformance suite over the in-memory API)`,
+        `  npm run build -- --target=linux-x64 --provider=${name} --no-all-in-one`,
         "  read docs/writing-a-provider.md, from here to a provider for the real cloud",
       ].join("\n"),
     );
