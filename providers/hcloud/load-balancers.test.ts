@@ -1,107 +1,338 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import * as v from "valibot";
-import type { Node, Service } from "../../kube/objects.ts";
-import { createNetwork, createServer } from "../../sandbox/hcloud/testing.ts";
-import type { CallContext } from "../cloud.ts";
+import { Registry } from "prom-client";
+import type { Node } from "../../kube/objects.ts";
+import { TOKEN } from "../../sandbox/hcloud/testing.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";
-import { HcloudLoadBalancers, SERVICE_UID_LABEL } from "./api/load-balancers.ts";
-import { hcloudConfigSchema } from "./config.ts";
-import { createHcloudLoadBalancer, type HcloudLoadBalancerDeps } from "./load-balancers.ts";
-import { networkRef } from "./network.ts";
-import { type Emulators, node, providerID, startEmulators } from "./testing.ts";
+import { createHcloudTransport } from "./api/client.ts";
+import { SERVICE_UID_LABEL } from "./api/load-balancers.ts";
+import { A, ctx, type LBSetup, service, startLB, UID } from "./lb/testing.ts";
+import { addresses, type Emulators, node, providerID, startEmulators } from "./testing.ts";
 
-const ctx: CallContext = { signal: new AbortController().signal };
-const A = "load-balancer.hetzner.cloud/";
 let e: Emulators | undefined;
 afterEach(async () => {
   await e?.stop();
   e = undefined;
 });
 
-interface Setup {
-  readonly env?: Record<string, string>;
-  readonly network?: boolean;
-  readonly robot?: boolean;
-}
-
-/** The emulator, three cloud servers as Nodes (attached to network `k8s`), and the capability over the real client. */
-async function setUp(o: Setup = {}) {
+async function setUp(o: LBSetup = {}) {
   e = startEmulators();
-  const h = e.h;
-  const net = await createNetwork(h, "k8s");
-  const ids: number[] = [];
-  for (const name of ["n1", "n2", "n3"]) ids.push(await createServer(h, name, { networks: [net] }));
-  const config = v.parse(hcloudConfigSchema, {
-    HCLOUD_TOKEN: "-",
-    HCLOUD_LOAD_BALANCERS_LOCATION: "fsn1",
-    ...(o.robot ? { ROBOT_ENABLED: "true" } : {}),
-    ...o.env,
-  });
-  const warnings: string[] = [];
-  const lbs = new HcloudLoadBalancers(e.t);
-  const deps: HcloudLoadBalancerDeps = {
-    lbs,
-    network: o.network ? networkRef(e.networks, "k8s") : undefined,
-    robot: o.robot ? e.robotApi : undefined,
-    config,
-    warn: (_s, reason, message) => warnings.push(`${reason}: ${message}`),
-  };
-  const nodes: Node[] = ["n1", "n2", "n3"].map((n, i) => node(n, providerID(`hcloud://${ids[i]}`)));
-  return { h, lbs, lb: createHcloudLoadBalancer(deps), nodes, ids, net, warnings, world: h.emulator.world };
+  return startLB(e, o);
 }
 
-function service(annotations: Record<string, string> = {}, uid = "11111111-2222-3333-4444-555555555555"): Service {
-  return {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "web", namespace: "default", uid, annotations },
-    spec: { type: "LoadBalancer", ports: [{ port: 80, nodePort: 30080, protocol: "TCP" }] },
-  };
-}
+const DEFAULT_NAME = `a${UID.replaceAll("-", "")}`.slice(0, 32);
 
 describe("hcloud LoadBalancer against the emulator", () => {
   test("creates a labelled load balancer with a TCP listener and every Node as a server target", async () => {
-    const { lb, nodes, ids, world } = await setUp();
-    const svc = service();
-    const status = await lb.ensureLoadBalancer(ctx, "k", svc, nodes);
-    const [made] = [...world.loadBalancers.values()];
-    if (!made) throw new Error("no load balancer was made");
-    expect(made.name).toBe("a11111111222233334444555555555555".slice(0, 32));
-    expect(made.labels).toEqual({ [SERVICE_UID_LABEL]: svc.metadata?.uid ?? "" });
-    expect(made.location.name).toBe("fsn1");
+    const w = await setUp();
+    const status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    const made = w.only();
+    expect(made).toMatchObject({
+      name: DEFAULT_NAME,
+      labels: { [SERVICE_UID_LABEL]: UID },
+      location: { name: "fsn1" },
+    });
     expect(made.services).toMatchObject([
       { protocol: "tcp", listen_port: 80, destination_port: 30080, health_check: { protocol: "tcp", port: 30080 } },
     ]);
-    expect(made.targets.map((t) => (t.type === "server" ? t.server.id : 0)).sort()).toEqual([...ids].sort());
+    expect(made.targets.map((t) => (t.type === "server" ? t.server.id : 0)).sort()).toEqual([...w.ids].sort());
     expect(status).toEqual({ ingress: [{ ip: made.public_net.ipv4.ip }, { ip: made.public_net.ipv6.ip }] });
-    expect(await lb.getLoadBalancer(ctx, "k", svc)).toEqual(status);
+    expect(await w.lb.getLoadBalancer(ctx, "k", service())).toEqual(status);
+    expect(w.lb.getLoadBalancerName(ctx, "k", service())).toBe(DEFAULT_NAME);
   });
 
   test("a second ensure of a converged load balancer writes nothing", async () => {
-    const { h, lb, nodes } = await setUp();
-    await lb.ensureLoadBalancer(ctx, "k", service(), nodes);
-    h.emulator.calls.reset();
-    await lb.ensureLoadBalancer(ctx, "k", service(), nodes);
-    expect(h.emulator.calls.writes()).toEqual([]);
+    const w = await setUp();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    w.h.emulator.calls.reset();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(w.h.emulator.calls.writes()).toEqual([]);
+  });
+
+  test("a private-network load balancer: attached to HCLOUD_NETWORK, its private IP in the ingress last", async () => {
+    const w = await setUp({ network: true, env: { HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP: "true" } });
+    const status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    const made = w.only();
+    expect(made.private_net).toEqual([{ network: w.net, ip: expect.stringMatching(/^10\.0\.[12]\./) }]);
+    expect(made.targets.every((t) => t.type === "server" && t.use_private_ip)).toBe(true);
+    expect(status.ingress?.map((i) => i.ip)).toEqual([
+      made.public_net.ipv4.ip,
+      made.public_net.ipv6.ip,
+      made.private_net[0]?.ip,
+    ]);
+  });
+
+  test("updateLoadBalancer changes only the targets, and only what differs", async () => {
+    const w = await setUp();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    w.h.emulator.calls.reset();
+    await w.lb.updateLoadBalancer(ctx, "k", service({ [`${A}algorithm-type`]: "least_connections" }), w.nodes.slice(1));
+    expect(w.h.emulator.calls.writes().map((c) => c.path)).toEqual([
+      expect.stringMatching(/\/actions\/remove_target$/),
+    ]);
+    expect(w.only().algorithm.type).toBe("round_robin");
+    expect(w.only().targets).toHaveLength(2);
   });
 
   test("deleting removes the load balancer; deleting again succeeds", async () => {
-    const { lb, nodes, world } = await setUp();
-    await lb.ensureLoadBalancer(ctx, "k", service(), nodes);
-    await lb.ensureLoadBalancerDeleted(ctx, "k", service());
-    expect(world.loadBalancers.size).toBe(0);
-    await lb.ensureLoadBalancerDeleted(ctx, "k", service());
-    expect(await lb.getLoadBalancer(ctx, "k", service())).toBeUndefined();
+    const w = await setUp();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    await w.lb.ensureLoadBalancerDeleted(ctx, "k", service());
+    expect(w.world.loadBalancers.size).toBe(0);
+    await w.lb.ensureLoadBalancerDeleted(ctx, "k", service());
+    expect(await w.lb.getLoadBalancer(ctx, "k", service())).toBeUndefined();
   });
 
-  test("an invalid annotation names key and value, and nothing is written", async () => {
-    const { h, lb, nodes } = await setUp();
-    h.emulator.calls.reset();
-    const bad = service({ [`${A}algorithm-type`]: "fastest" });
-    const err = await rejection(() => lb.ensureLoadBalancer(ctx, "k", bad, nodes));
-    expect(err.message).toContain(`${A}algorithm-type="fastest"`);
+  test("a delete-protected load balancer is left in place with a warning", async () => {
+    const w = await setUp();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    await w.h.call("POST", `/load_balancers/${w.only().id}/actions/change_protection`, { delete: true });
+    await w.lb.ensureLoadBalancerDeleted(ctx, "k", service());
+    expect(w.world.loadBalancers.size).toBe(1);
+    expect(w.warnings).toEqual([expect.stringMatching(/^LoadBalancerProtected: .*delete-protected/)]);
+  });
+
+  test("never deletes a load balancer that carries no label of this Service, even with its name", async () => {
+    const w = await setUp();
+    await w.h.call("POST", "/load_balancers", { name: DEFAULT_NAME, load_balancer_type: "lb11", location: "fsn1" });
+    await w.lb.ensureLoadBalancerDeleted(ctx, "k", service());
+    expect(w.world.loadBalancers.size).toBe(1);
+  });
+});
+
+describe("refusals: nothing is written", () => {
+  const refusals: readonly (readonly [string, () => Promise<{ message: string; write: () => Promise<unknown> }>])[] = [
+    [
+      "an invalid annotation names key and value",
+      async () => {
+        const w = await setUp();
+        const bad = service({ [`${A}algorithm-type`]: "fastest" });
+        return {
+          message: `${A}algorithm-type="fastest"`,
+          write: () => w.lb.ensureLoadBalancer(ctx, "k", bad, w.nodes),
+        };
+      },
+    ],
+    [
+      "neither location nor network zone: both annotations and settings are named",
+      async () => {
+        const w = await setUp({ env: { HCLOUD_LOAD_BALANCERS_LOCATION: undefined } });
+        return {
+          message: `neither ${A}location nor ${A}network-zone is set`,
+          write: () => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes),
+        };
+      },
+    ],
+    [
+      "use-private-ip without HCLOUD_NETWORK",
+      async () => {
+        const w = await setUp();
+        return {
+          message: "set HCLOUD_NETWORK",
+          write: () => w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}use-private-ip`]: "true" }), w.nodes),
+        };
+      },
+    ],
+    [
+      "a port without a NodePort",
+      async () => {
+        const w = await setUp();
+        const svc = service();
+        svc.spec = { ...svc.spec, ports: [{ port: 80, protocol: "TCP" }] };
+        return { message: "port 80 has no nodePort", write: () => w.lb.ensureLoadBalancer(ctx, "k", svc, w.nodes) };
+      },
+    ],
+    [
+      "a certificate name the project does not have",
+      async () => {
+        const w = await setUp();
+        const svc = service({ [`${A}protocol`]: "https", [`${A}http-certificates`]: "nope" });
+        return { message: "the certificate nope", write: () => w.lb.ensureLoadBalancer(ctx, "k", svc, w.nodes) };
+      },
+    ],
+  ];
+
+  test.each(refusals)("%s", async (_name, make) => {
+    const { message, write } = await make();
+    if (!e) throw new Error("no emulator");
+    e.h.emulator.calls.reset();
+    const err = await rejection(write);
+    expect(err.message).toContain(message);
+    expect(e.h.emulator.calls.writes()).toEqual([]);
+    expect(e.h.emulator.world.loadBalancers.size).toBe(0);
+  });
+
+  test("an invalid annotation's error is the framework's InvalidAnnotationsError (one Warning event)", async () => {
+    const w = await setUp();
+    const err = await rejection(() =>
+      w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}health-check-retries`]: "9" }), w.nodes),
+    );
     expect(err.cause).toBeInstanceOf(InvalidAnnotationsError);
-    expect(h.emulator.calls.snapshot().total).toBe(0);
+  });
+});
+
+describe("ownership and adoption", () => {
+  /** A load balancer as hccm leaves it: its name, its label, a TCP service with a TCP check, server targets. */
+  async function hccmShaped(w: Awaited<ReturnType<typeof setUp>>, labels: Record<string, string>) {
+    const made = await w.h.call("POST", "/load_balancers", {
+      name: DEFAULT_NAME,
+      load_balancer_type: "lb11",
+      location: "fsn1",
+      labels,
+    });
+    const id = made.body.load_balancer.id as number;
+    await w.h.call("POST", `/load_balancers/${id}/actions/add_service`, {
+      protocol: "tcp",
+      listen_port: 80,
+      destination_port: 30080,
+      proxyprotocol: false,
+      health_check: { protocol: "tcp", port: 30080, interval: 15, timeout: 10, retries: 3 },
+    });
+    for (const server of w.ids) {
+      await w.h.call("POST", `/load_balancers/${id}/actions/add_target`, {
+        type: "server",
+        server: { id: server },
+        use_private_ip: false,
+      });
+    }
+    return { id, ip: made.body.load_balancer.public_net.ipv4.ip as string };
+  }
+
+  test("an hccm load balancer is taken over with no write at all: same ID, same IP", async () => {
+    const w = await setUp();
+    const { id, ip } = await hccmShaped(w, { [SERVICE_UID_LABEL]: UID });
+    w.h.emulator.calls.reset();
+    const status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(w.h.emulator.calls.writes()).toEqual([]);
+    expect(w.only().id).toBe(id);
+    expect(status.ingress?.[0]?.ip).toBe(ip);
+  });
+
+  test("one found only by name, without a label, is labelled and kept: one PUT, no create, no delete", async () => {
+    const w = await setUp();
+    const { id } = await hccmShaped(w, {});
+    w.h.emulator.calls.reset();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(w.h.emulator.calls.writes().map((c) => `${c.method} ${c.path}`)).toEqual([`PUT /v1/load_balancers/${id}`]);
+    expect(w.only().labels).toEqual({ [SERVICE_UID_LABEL]: UID });
+  });
+
+  test("one with this name but another Service's label is a conflict, not adopted", async () => {
+    const w = await setUp();
+    await hccmShaped(w, { [SERVICE_UID_LABEL]: "someone-else" });
+    w.h.emulator.calls.reset();
+    const err = await rejection(() => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes));
+    expect(err.message).toContain("belongs to another Service");
+    expect(w.h.emulator.calls.writes()).toEqual([]);
+    expect(w.only().labels).toEqual({ [SERVICE_UID_LABEL]: "someone-else" });
+  });
+
+  test("renaming with the name annotation keeps the load balancer", async () => {
+    const w = await setUp();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    const id = w.only().id;
+    await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}name`]: "renamed" }), w.nodes);
+    expect(w.only()).toMatchObject({ id, name: "renamed" });
+  });
+
+  test("two load balancers with this Service's label is an error naming both", async () => {
+    const w = await setUp();
+    for (const name of ["one", "two"]) {
+      await w.h.call("POST", "/load_balancers", {
+        name,
+        load_balancer_type: "lb11",
+        location: "fsn1",
+        labels: { [SERVICE_UID_LABEL]: UID },
+      });
+    }
+    const err = await rejection(() => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes));
+    expect(err.message).toMatch(/\(one\).*\(two\)/);
+  });
+});
+
+describe("targets", () => {
+  test("Robot Nodes are IP targets with Robot's main IP; Nodes without a usable provider ID are warned about", async () => {
+    const w = await setUp({ robot: true });
+    const robotServer = e?.robot.state.addServer({ name: "bm-1" });
+    if (!robotServer?.ip) throw new Error("the Robot emulator made no server with an IPv4 address");
+    const nodes: Node[] = [
+      ...w.nodes,
+      node("bm-1", providerID(`hrobot://${robotServer.number}`), addresses()),
+      node("stray"),
+    ];
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), nodes);
+    expect(w.only().targets.filter((t) => t.type === "ip")).toEqual([{ type: "ip", ip: { ip: robotServer.ip } }]);
+    expect(w.warnings).toEqual([expect.stringContaining("Node stray has no hcloud:// or hrobot:// provider ID")]);
+  });
+
+  test("a Node that leaves is removed, and switching use-private-ip replaces each server target", async () => {
+    const w = await setUp({ network: true });
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}use-private-ip`]: "true" }), w.nodes.slice(0, 2));
+    expect(w.only().targets).toEqual(
+      w.ids.slice(0, 2).map((id) => ({ type: "server", server: { id }, use_private_ip: true })),
+    );
+  });
+});
+
+describe("faults: exactly one load balancer, none leaked", () => {
+  const faults = [
+    ["429 on every first call of a kind", "rate_limit_exceeded"],
+    ["locked", "locked"],
+    ["5xx", "server_error"],
+  ] as const;
+
+  test.each(faults)("%s", async (_name, code) => {
+    const w = await setUp({ network: true });
+    const prefixes = ["/load_balancers", "/networks", "/certificates"];
+    const methods = ["GET", "POST", "PUT"] as const;
+    w.h.emulator.faults.set({
+      latencyMs: 0,
+      errorRate: 0,
+      failNext: prefixes.flatMap((pathPrefix) => methods.map((method) => ({ method, pathPrefix, code, count: 1 }))),
+      failActions: [],
+    });
+    // The service controller calls again after a failure; a few rounds must converge on one load balancer.
+    let status: unknown;
+    for (let round = 0; round < 6 && status === undefined; round++) {
+      status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes).catch(() => undefined);
+    }
+    expect(status).toBeDefined();
+    expect(w.world.loadBalancers.size).toBe(1);
+    expect(w.only().targets).toHaveLength(3);
+  });
+
+  test("a create whose answer is lost (after the API made it) leaves one load balancer, found by its label", async () => {
+    e = startEmulators();
+    let lose = 1;
+    const losing: typeof fetch = Object.assign(
+      async (input: Request | string | URL, init?: RequestInit) => {
+        const answer = await fetch(input, init);
+        const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+        if (lose > 0 && init?.method === "POST" && url.endsWith("/load_balancers")) {
+          lose--;
+          return new Response("bad gateway", { status: 502 });
+        }
+        return answer;
+      },
+      { preconnect: fetch.preconnect },
+    );
+    const transport = createHcloudTransport({
+      token: TOKEN,
+      endpoint: e.h.emulator.endpoint,
+      metrics: new Registry(),
+      rateLimit: { qps: 0, burst: 1 },
+      now: e.h.clock.now,
+      sleep: e.h.clock.sleep,
+      random: () => 0.5,
+      fetch: losing,
+    });
+    const w = await startLB(e, { transport });
+    const first = await rejection(() => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes));
+    expect(first.message).toContain("502");
+    expect(w.world.loadBalancers.size).toBe(1);
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(w.world.loadBalancers.size).toBe(1);
+    expect(w.only().targets).toHaveLength(3);
   });
 });

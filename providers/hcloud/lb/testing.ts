@@ -22,8 +22,8 @@ export const A = "load-balancer.hetzner.cloud/";
 export const UID = "11111111-2222-3333-4444-555555555555";
 
 export interface LBSetup {
-  /** `HCLOUD_*` settings beside `HCLOUD_LOAD_BALANCERS_LOCATION=fsn1`. */
-  readonly env?: Record<string, string>;
+  /** `HCLOUD_*` settings beside `HCLOUD_LOAD_BALANCERS_LOCATION=fsn1` (`undefined` leaves that one out). */
+  readonly env?: Record<string, string | undefined>;
   /** Set `HCLOUD_NETWORK=k8s`. */
   readonly network?: boolean;
   /** Robot on with credentials. */
@@ -47,13 +47,17 @@ export async function startLB(e: Emulators, o: LBSetup = {}) {
   for (const name of ["n1", "n2", "n3"]) ids.push(await createServer(h, name, { networks: [net] }));
   const tls = await selfSignedTls(h.clock.now);
   const cert = await h.call("POST", "/certificates", { name: "web-cert", certificate: tls.cert, private_key: tls.key });
-  const config = v.parse(hcloudConfigSchema, {
+  const env = {
     HCLOUD_TOKEN: "-",
     HCLOUD_LOAD_BALANCERS_LOCATION: "fsn1",
     ...(o.network ? { HCLOUD_NETWORK: "k8s" } : {}),
     ...(o.robot ? { ROBOT_ENABLED: "true" } : {}),
     ...o.env,
-  });
+  };
+  const config = v.parse(
+    hcloudConfigSchema,
+    Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
+  );
   const warnings: string[] = [];
   const lbs = new HcloudLoadBalancers(o.transport ?? e.t);
   const deps: HcloudLoadBalancerDeps = {
