@@ -14,10 +14,12 @@ import type { ConsolaInstance } from "consola";
 import { type Clock, systemClock } from "../controllers/runtime/clock.ts";
 import { type HealthCheck, namedCheck } from "../controllers/runtime/healthz.ts";
 import { leaderIdentity, runLeaderElection } from "../controllers/runtime/leader-election.ts";
+import { leaderElectionMetrics } from "../controllers/runtime/leader-election-metrics.ts";
 import { type Serving, startServing } from "../controllers/runtime/serving.ts";
 import { createTermFence, type TermFence } from "../controllers/runtime/term-fence.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
+import { kubeClientMetrics } from "../kube/metrics.ts";
 import { loadTransport } from "../kube/transport.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
 import type { RunManager } from "./command.ts";
@@ -57,6 +59,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           burst: options.kubeApiBurst,
           userAgent: `cloud-controller-manager/${user}`,
           fence,
+          metrics: kubeClientMetrics(registry),
         });
       logger.info(`Kubernetes API at ${transport.server} (from ${transport.source})`);
     } catch (err) {
@@ -113,6 +116,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         now: clock.now,
         sleep: clock.sleep,
         logger: logger.withTag("leader-election"),
+        metrics: leaderElectionMetrics(registry),
         // Aborted only when writes may still land: the election then ends without release, the lease left to expire.
         signal: electionStop.signal,
         onStartedLeading: (leading, over) => {

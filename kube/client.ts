@@ -14,6 +14,7 @@ import type {
 } from "./client-types.ts";
 import { isGone } from "./client-types.ts";
 import { createRequester, type HttpRequest, type Query } from "./http.ts";
+import type { KubeClientMetrics } from "./metrics.ts";
 import type { KubeObject } from "./objects.ts";
 import { createTokenBucket } from "./rate-limiter.ts";
 import type { Now, Sleep } from "./sleep.ts";
@@ -33,6 +34,8 @@ export interface KubeClientOptions {
   readonly sleep?: Sleep;
   /** Every create, update, patch and delete asks it first (write-fence.ts); absent ⇒ writes are not fenced. */
   readonly fence?: WriteFence | undefined;
+  /** client-go's `rest_client_*` metrics (metrics.ts: `kubeClientMetrics(registry)`); absent ⇒ not recorded. */
+  readonly metrics?: KubeClientMetrics | undefined;
 }
 
 export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
@@ -85,6 +88,7 @@ export function createKubeClient(transport: Transport, opts: KubeClientOptions):
     now,
     requestTimeoutMs: opts.requestTimeoutMs ?? 60_000,
     fence: opts.fence,
+    metrics: opts.metrics,
   });
   const call = async <T>(req: HttpRequest): Promise<T> => http.json<T>(req, await http.send(req));
   // List items and some watch servers omit kind/apiVersion; fill them so cached objects are self-describing.

@@ -5,6 +5,7 @@
  */
 
 import { KubeApiError } from "./client-types.ts";
+import { hostLabel, type KubeClientMetrics } from "./metrics.ts";
 import type { Status } from "./objects.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { Now } from "./sleep.ts";
@@ -65,6 +66,8 @@ export interface RequesterOptions {
   readonly requestTimeoutMs: number;
   /** Asked right before each write goes on the wire (write-fence.ts); absent ⇒ writes are not fenced. */
   readonly fence?: WriteFence | undefined;
+  /** client-go's `rest_client_*` metrics (metrics.ts); absent ⇒ not recorded. */
+  readonly metrics?: KubeClientMetrics | undefined;
 }
 
 export function createRequester(transport: Transport, opts: RequesterOptions): Requester {
@@ -91,7 +94,10 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
 
   return {
     async send(req) {
+      const host = hostLabel(transport.server);
+      const waitFrom = opts.now();
       await opts.limiter.wait(req.signal);
+      opts.metrics?.rateLimited(req.method, host, (opts.now() - waitFrom) / 1000);
       req.admitted?.();
       let settings: Awaited<ReturnType<Transport["settings"]>>;
       try {
@@ -119,6 +125,7 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
       const write = opts.fence && isWriteMethod(req.method) ? opts.fence.enter(`${req.method} ${req.path}`) : undefined;
       const signal = signalFor(req, write);
       let res: Response;
+      const sentAt = opts.now();
       try {
         res = await fetch(url, {
           method: req.method,
@@ -130,11 +137,13 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
           redirect: "manual",
         });
       } catch (err) {
+        opts.metrics?.request(req.method, host, undefined, (opts.now() - sentAt) / 1000);
         if (write?.signal.aborted) throw write.signal.reason;
         return fail(req, url, err);
       } finally {
         write?.end();
       }
+      opts.metrics?.request(req.method, host, res.status, (opts.now() - sentAt) / 1000);
       if (res.ok) return res;
       if (res.status === 401) transport.unauthorized();
       let text = "";

@@ -4,8 +4,17 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { Registry } from "prom-client";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
-import { controllerMetrics, createMetricsRegistry, workqueueMetrics } from "../controllers/runtime/metrics.ts";
+import { uninitializedNodesMetric } from "../controllers/node/uninitialized-metric.ts";
+import { leaderElectionMetrics } from "../controllers/runtime/leader-election-metrics.ts";
+import {
+  controllerMetrics,
+  createMetricsRegistry,
+  eventRecorderMetrics,
+  workqueueMetrics,
+} from "../controllers/runtime/metrics.ts";
+import { kubeClientMetrics } from "../kube/metrics.ts";
 import { providerApiMetrics, providerMetricPrefix } from "../providers/kit/metrics.ts";
 import { ANNOTATION_PAGES } from "./annotation-pages.ts";
 import { discoverProviders } from "./build.ts";
@@ -45,24 +54,53 @@ export function flagsReference(): string {
   return out.join("\n");
 }
 
-export async function metricsReference(): Promise<string> {
+/** The registry of everything the manager exports but process metrics, as `cmd/manager.ts` and the runtime fill it. */
+export function documentedRegistry(): Registry {
   const registry = createMetricsRegistry({ defaultMetrics: false });
   controllerMetrics(registry);
   workqueueMetrics(registry);
-  const metrics = (await registry.getMetricsAsJSON()).sort((a, b) => a.name.localeCompare(b.name));
+  eventRecorderMetrics(registry);
+  kubeClientMetrics(registry);
+  leaderElectionMetrics(registry);
+  uninitializedNodesMetric(registry);
+  return registry;
+}
+
+const labelsOf = (m: { labelNames?: readonly string[] }) =>
+  (m.labelNames ?? []).length === 0 ? "" : (m.labelNames ?? []).map((l) => `\`${l}\``).join(", ");
+
+export async function metricsReference(): Promise<string> {
+  const metrics = documentedRegistry()
+    .getMetricsAsArray()
+    .map((m) => m as unknown as { name: string; type: string; help: string; labelNames?: readonly string[] })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const process = createMetricsRegistry({ defaultMetrics: true });
+  const processNames = (await process.getMetricsAsJSON()).map((m) => m.name).sort();
   const out = [
     "# Metrics",
     "",
-    "Generated from `controllers/runtime/metrics.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
+    "Generated from `controllers/runtime/metrics.ts`, `controllers/runtime/leader-election-metrics.ts`,",
+    "`controllers/node/uninitialized-metric.ts`, `kube/metrics.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
     "",
     "Served at `/metrics` on `--secure-port` (Prometheus text format) to callers the API server authenticates and",
-    "authorises (`get` on the non-resource path `/metrics`); process metrics (`process_*`, `nodejs_*`) come too.",
+    "authorises (`get` on the non-resource path `/metrics`). Names, types, labels and buckets are upstream's",
+    "(`k8s.io/cloud-provider`, `client-go`'s work queue, REST client and leader election), so dashboards and alerts",
+    "written for kube-controller-manager read them; `deploy/monitoring/` has alerts and a dashboard over them.",
     "",
-    "| metric | type | help |",
-    "|---|---|---|",
+    "| metric | type | labels | help |",
+    "|---|---|---|---|",
   ];
-  for (const m of metrics) out.push(`| \`${m.name}\` | ${m.type} | ${cell(m.help)} |`);
-  out.push("", ...(await providerMetricsSection()));
+  for (const m of metrics) out.push(`| \`${m.name}\` | ${m.type} | ${labelsOf(m)} | ${cell(m.help)} |`);
+  out.push(
+    "",
+    "## Process metrics",
+    "",
+    "prom-client's default collectors, on every registry the manager serves:",
+    "",
+    ...processNames.map((n) => `- \`${n}\``),
+    "",
+    ...(await providerMetricsSection()),
+  );
   return `${out.join("\n")}\n`;
 }
 

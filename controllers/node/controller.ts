@@ -14,6 +14,7 @@ import { effectiveNodeSyncWorkers, gateProvider } from "./cloud-gate.ts";
 import { errorText } from "./errors.ts";
 import { cloudNodeUnsupported } from "./metadata.ts";
 import { createNodeSyncer, type NodeSyncer } from "./node-sync.ts";
+import { uninitializedNodesMetric } from "./uninitialized-metric.ts";
 
 /** Event source component (spec e.2). */
 export const CLOUD_NODE_COMPONENT = "cloud-node-controller";
@@ -58,6 +59,7 @@ export const startCloudNodeController: StartController = (ctx): StartResult => {
   const run = async (): Promise<void> => {
     const running = { name: CLOUD_NODE_METRIC_NAME, manager: MANAGER_NAME };
     ctx.metrics.runningManagedControllers.set(running, 1);
+    const unwatch = uninitializedNodesMetric(ctx.registry).watch(informer);
     try {
       if (!(await waitForCacheSync([informer], signal))) return;
       logger.info(`cloud-node controller: ${workers} node sync workers`);
@@ -66,6 +68,7 @@ export const startCloudNodeController: StartController = (ctx): StartResult => {
         runWorkers(queue, workers, (name) => sync(syncer, name, signal), signal, { logger }),
       ]);
     } finally {
+      unwatch();
       removeHandler();
       queue.shutDown();
       ctx.metrics.runningManagedControllers.set(running, 0);

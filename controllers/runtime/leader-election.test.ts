@@ -7,6 +7,8 @@ import {
   type StopReason,
   validateLeaderElectionTimings,
 } from "./leader-election.ts";
+import { type LeaderElectionMetrics, leaderElectionMetrics } from "./leader-election-metrics.ts";
+import { createMetricsRegistry } from "./metrics.ts";
 import { FakeClock } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
 import { MemoryKubeClient } from "./testing/memory-client.ts";
@@ -24,7 +26,11 @@ const setup = () => {
   const client = new MemoryKubeClient({ now: clock.now });
   const start = (
     id: string,
-    overrides: { releaseOnCancel?: boolean; logger?: ReturnType<typeof captureLogger>["logger"] } = {},
+    overrides: {
+      releaseOnCancel?: boolean;
+      logger?: ReturnType<typeof captureLogger>["logger"];
+      metrics?: LeaderElectionMetrics;
+    } = {},
   ): Candidate => {
     const cancel = new AbortController();
     const events: string[] = [];
@@ -211,6 +217,8 @@ describe("leader election", () => {
     const { clock, client, start, elapsed } = setup();
     const a = start("a");
     await clock.advance(0);
+    // Both renewal paths hang: the optimistic write and the read behind it.
+    client.react({ method: "update", resource: "leases" }, () => new Promise(() => {}));
     client.react({ method: "get", resource: "leases" }, () => new Promise(() => {}));
     while (a.election.isLeader()) await clock.advanceToNext();
     expect(a.events.at(-1)).toBe(`stopped:lost@${elapsed()}`);
@@ -254,5 +262,54 @@ describe("leader election", () => {
       "leaseDuration must be greater than renewDeadline",
       "renewDeadline must be greater than retryPeriod*JitterFactor",
     ]);
+  });
+});
+
+describe("leader-election metrics", () => {
+  const metricsSetup = () => {
+    const registry = createMetricsRegistry({ defaultMetrics: false });
+    const base = setup();
+    const value = async (metric: string) =>
+      (await registry.getSingleMetric(metric)?.get())?.values.find((v) => v.labels.name === "cloud-controller-manager")
+        ?.value;
+    const start = (id: string) => base.start(id, { metrics: leaderElectionMetrics(registry) });
+    return { ...base, start, value };
+  };
+
+  test("master status is 0 standing by, 1 leading, 0 again once released", async () => {
+    const { clock, start, value } = metricsSetup();
+    const a = start("a");
+    const b = start("b");
+    await clock.advance(0);
+    expect(a.election.isLeader()).toBeTrue();
+    expect(await value("leader_election_master_status")).toBe(1);
+    await a.election.release();
+    expect(await value("leader_election_master_status")).toBe(0);
+    b.cancel.abort();
+    await b.election.done;
+  });
+
+  test("the leader renews without reading the Lease, and counts a slow path when its optimistic write fails", async () => {
+    const { clock, client, start, value, lease } = metricsSetup();
+    const a = start("a");
+    await clock.advance(0);
+    client.clearRequests();
+    await clock.advance(2000);
+    expect(client.requestsMatching({ method: "get", resource: "leases" })).toEqual([]);
+    expect(client.writes({ resource: "leases" })).toHaveLength(1);
+    expect((await value("leader_election_slowpath_total")) ?? 0).toBe(0);
+    // Another writer touches the Lease (same holder): the leader's write of the record it saw conflicts.
+    const current = lease();
+    if (!current) throw new Error("no lease");
+    await client.update(
+      Resources.leases,
+      { ...current, metadata: { ...current.metadata, annotations: { touched: "yes" } } },
+      { namespace: "kube-system" },
+    );
+    await clock.advance(2000);
+    expect(a.election.isLeader()).toBeTrue();
+    expect(await value("leader_election_slowpath_total")).toBe(1);
+    a.cancel.abort();
+    await a.election.done;
   });
 });

@@ -23,6 +23,7 @@ import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../../k
 import type { Lease } from "../../kube/objects.ts";
 import type { Now, Sleep } from "./clock.ts";
 import { createFailureLog } from "./failure-log.ts";
+import type { LeaderElectionMetrics } from "./leader-election-metrics.ts";
 import { watchLeaseRelease } from "./lease-watch.ts";
 import { formatMicroTime } from "./timestamps.ts";
 
@@ -58,6 +59,8 @@ export interface LeaderElectionOptions {
   readonly onStoppedLeading: (reason: StopReason) => void;
   /** Called when the observed holder changes (ourselves included). */
   readonly onNewLeader?: (identity: string) => void;
+  /** `leader_election_*` metrics (leader-election-metrics.ts); absent ⇒ not recorded. */
+  readonly metrics?: LeaderElectionMetrics;
 }
 
 export interface LeaderElection {
@@ -146,6 +149,20 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
       renewTime: formatMicroTime(at),
       leaseTransitions: 0,
     };
+    // The fast path, as client-go's: the leader writes over the record it last saw, without reading it first. A
+    // conflict (someone else wrote the Lease) or any failure falls back to reading it (the slow path).
+    const mine = lease;
+    if (leading && mine?.spec?.holderIdentity === identity) {
+      const fast = { ...mine.spec, renewTime: spec.renewTime, leaseDurationSeconds: spec.leaseDurationSeconds };
+      try {
+        observe(await client.update<Lease>(ref, { ...mine, spec: fast }, { namespace, signal: requestSignal }), at);
+        lastRenewAt = at;
+        return true;
+      } catch (err) {
+        if (requestSignal.aborted) return false;
+        logger.error(`Failed to update lock optimistically: ${(err as Error).message}, falling back to slow path`);
+      }
+    }
     let current: Lease;
     try {
       current = await client.get<Lease>(ref, name, { namespace, signal: requestSignal });
@@ -185,6 +202,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
     if (holder === identity) {
       spec.acquireTime = old.acquireTime ?? spec.acquireTime;
       spec.leaseTransitions = old.leaseTransitions ?? 0;
+      if (leading) options.metrics?.slowpath(name);
     } else {
       spec.leaseTransitions = (old.leaseTransitions ?? 0) + 1;
     }
@@ -232,6 +250,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
     stopped = true;
     leading.abort();
     leading = undefined;
+    options.metrics?.leading(name, false);
     try {
       options.onStoppedLeading(reason);
     } catch (err) {
@@ -261,6 +280,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
 
   const startLeading = () => {
     leading = new AbortController();
+    options.metrics?.leading(name, true);
     logger.info(`successfully acquired lease ${desc}`);
     const leadingSignal = leading.signal;
     Promise.resolve()
@@ -287,6 +307,7 @@ export const runLeaderElection = (options: LeaderElectionOptions): LeaderElectio
 
   const run = async () => {
     await Promise.resolve(); // lets the caller's abort wiring below run first
+    options.metrics?.leading(name, false);
     logger.info(`attempting to acquire leader lease ${desc}...`);
     const standby = new AbortController();
     let wake = new AbortController();
