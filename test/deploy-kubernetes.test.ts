@@ -76,14 +76,31 @@ describe.each(workloads.map((w) => [w.kind, w] as const))("the %s", (_kind, w: D
   test("uses the host network and the node's DNS, and tolerates nodes not yet initialised", () => {
     expect(pod.hostNetwork).toBe(true);
     expect(pod.dnsPolicy).toBe("Default");
-    const keys = pod.tolerations.map((t: Doc) => t.key);
-    for (const key of [
-      "node.cloudprovider.kubernetes.io/uninitialized",
-      "node-role.kubernetes.io/control-plane",
-      "node.kubernetes.io/not-ready",
-      "node.kubernetes.io/network-unavailable",
+    const tolerated = pod.tolerations.map((t: Doc) => `${t.key}:${t.effect ?? "*"}`);
+    for (const taint of [
+      "node.cloudprovider.kubernetes.io/uninitialized:NoSchedule",
+      "node-role.kubernetes.io/control-plane:NoSchedule",
+      "node.kubernetes.io/not-ready:NoSchedule",
+      "node.kubernetes.io/network-unavailable:NoSchedule",
+      "CriticalAddonsOnly:*",
     ])
-      expect(keys).toContain(key);
+      expect(tolerated).toContain(taint);
+  });
+
+  test("is not evicted during a cluster-wide NotReady: not-ready:NoExecute tolerated with no time limit", () => {
+    const noExecute = pod.tolerations.filter(
+      (t: Doc) => t.key === "node.kubernetes.io/not-ready" && t.effect === "NoExecute",
+    );
+    expect(noExecute).toEqual([{ key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" }]);
+  });
+
+  test("is cluster-critical: system-cluster-critical priority, memory requested above the measured peak", () => {
+    expect(pod.priorityClassName).toBe("system-cluster-critical");
+    const mib = (q: string) => Number(/^(\d+)Mi$/.exec(q)?.[1] ?? Number.NaN);
+    // docs/performance.md: a 136 MiB peak with 5000 Nodes and 2000 Services.
+    expect(mib(container.resources.requests.memory)).toBeGreaterThanOrEqual(136);
+    expect(mib(container.resources.limits.memory)).toBeGreaterThan(mib(container.resources.requests.memory));
+    expect(container.resources.limits.cpu).toBeUndefined();
   });
 
   test("runs as non-root on a read-only root with no capabilities, and has resources set", () => {
@@ -127,6 +144,7 @@ test.skipIf(noKubectl !== undefined)(
         [
           "ClusterRole",
           "ClusterRoleBinding",
+          "PodDisruptionBudget",
           "Role",
           "RoleBinding",
           "ServiceAccount",
@@ -138,6 +156,12 @@ test.skipIf(noKubectl !== undefined)(
         "registry.example.com/cloud-controller-manager:v0.1.0",
       );
       for (const d of docs.filter((x) => x.metadata.namespace)) expect(d.metadata.namespace).toBe("kube-system");
+      // The budget covers the workload's pods, and leaves room for one voluntary disruption at a time.
+      const pdb = docs.find((d) => d.kind === "PodDisruptionBudget");
+      expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: workload.spec.selector.matchLabels } });
+      const tolerations = workload.spec.template.spec.tolerations.map((t: Doc) => `${t.key}:${t.effect ?? "*"}`);
+      expect(tolerations).toContain("node.kubernetes.io/not-ready:NoExecute");
+      expect(workload.spec.template.spec.priorityClassName).toBe("system-cluster-critical");
     }
   },
 );
