@@ -2,11 +2,12 @@
  * Simulated kubelets: for every machine of the simulated cloud, a Node registered the way a kubelet started with
  * `--cloud-provider=external` registers it (the uninitialized taint, a Hostname address, a Ready condition), and
  * a Ready condition that follows the machine: True while it runs, Unknown once it is stopped or gone (as the
- * node lifecycle of kube-controller-manager would mark it).
+ * node lifecycle of kube-controller-manager would mark it), and a node Lease renewed while it runs
+ * (node-leases.ts).
  *
  * It talks to the API through the same `KubeClient` as the controllers, so it works against the emulator and a
  * real API server alike. Writes happen only when a machine appears or its readiness changes, plus a heartbeat
- * every `heartbeatMs`, so a steady sandbox stays quiet.
+ * every `heartbeatMs` and a Lease renewal every `leaseRenewMs`, so a steady sandbox stays quiet.
  */
 import type { ConsolaInstance } from "consola";
 import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../kube/client-types.ts";
@@ -15,6 +16,7 @@ import { Taints } from "../kube/well-known.ts";
 import { formatCIDR, parseCIDR } from "../net/cidr.ts";
 import type { CloudState } from "./cloud/state.ts";
 import type { Machine } from "./cloud/types.ts";
+import { deleteNodeLease, NODE_LEASE_RENEW_MS, renewNodeLease } from "./node-leases.ts";
 
 export interface KubeletsOptions {
   readonly client: KubeClient;
@@ -22,6 +24,8 @@ export interface KubeletsOptions {
   readonly logger: ConsolaInstance;
   /** How often each Ready node's heartbeat is written; default 40s. */
   readonly heartbeatMs?: number;
+  /** How often each running node's Lease is renewed; default 10s (a quarter of its 40s duration, as a kubelet). */
+  readonly leaseRenewMs?: number;
   /** How often machine states are compared with the nodes; default 1s. */
   readonly pollMs?: number;
   /**
@@ -46,18 +50,22 @@ export function startKubelets(opts: KubeletsOptions): Kubelets {
   const now = opts.now ?? (() => new Date());
   const heartbeatMs = opts.heartbeatMs ?? 40_000;
   const pollMs = opts.pollMs ?? 1000;
-  const known = new Map<string, { readiness: Readiness; beat: number }>();
+  const leaseRenewMs = opts.leaseRenewMs ?? NODE_LEASE_RENEW_MS;
+  const known = new Map<string, { readiness: Readiness; beat: number; lease: number; uid: string | undefined }>();
   let cidrIndex = 0;
 
   const register = async (machine: Machine): Promise<void> => {
     const node = registrationOf(machine, now(), opts.assignPodCIDRs ? podCIDRsOf(machine, cidrIndex++) : undefined);
+    let uid: string | undefined;
     try {
-      await opts.client.create(Resources.nodes, node);
+      uid = (await opts.client.create(Resources.nodes, node)).metadata?.uid;
       opts.logger.info(`kubelet: registered node ${machine.name}`);
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
+      uid = (await opts.client.get<Node>(Resources.nodes, machine.name)).metadata?.uid;
     }
-    known.set(machine.name, { readiness: "True", beat: now().getTime() });
+    await renewNodeLease(opts.client, { name: machine.name, uid }, now());
+    known.set(machine.name, { readiness: "True", beat: now().getTime(), lease: now().getTime(), uid });
   };
 
   const setReadiness = async (name: string, readiness: Readiness): Promise<void> => {
@@ -77,11 +85,19 @@ export function startKubelets(opts: KubeletsOptions): Kubelets {
     } catch (err) {
       if (!isNotFound(err)) throw err;
       known.delete(name); // the node was deleted (by the lifecycle controller); forget it
+      await deleteNodeLease(opts.client, name);
       return;
     }
     const prev = known.get(name);
     if (prev?.readiness !== readiness) opts.logger.info(`kubelet: node ${name} Ready=${readiness}`);
-    known.set(name, { readiness, beat: now().getTime() });
+    known.set(name, { readiness, beat: now().getTime(), lease: prev?.lease ?? 0, uid: prev?.uid });
+  };
+
+  const renewLease = async (name: string): Promise<void> => {
+    const state = known.get(name);
+    if (!state || now().getTime() - state.lease < leaseRenewMs) return;
+    await renewNodeLease(opts.client, { name, uid: state.uid }, now());
+    state.lease = now().getTime();
   };
 
   const tick = async (): Promise<void> => {
@@ -93,6 +109,8 @@ export function startKubelets(opts: KubeletsOptions): Kubelets {
       const want: Readiness = m?.state === "running" ? "True" : "Unknown";
       const due = want === "True" && now().getTime() - state.beat >= heartbeatMs;
       if (want !== state.readiness || due) await setReadiness(name, want);
+      // A stopped machine's kubelet is dead: its Lease stops moving.
+      if (want === "True") await renewLease(name);
     }
   };
 
