@@ -15,13 +15,16 @@ describe("parseSandboxConfig", () => {
       url: "http://127.0.0.1:8081",
       token: "t",
       timeoutMs: 10_000,
+      instances: "v2",
     });
-    const full = "url: https://cloud.example\ntokenFile: /run/token\ntimeoutMs: 2500\ncluster: demo\n";
+    const full =
+      "url: https://cloud.example\ntokenFile: /run/token\ntimeoutMs: 2500\ncluster: demo\ninstances: legacy\n";
     expect(parseSandboxConfig(full, source, {})).toEqual({
       url: "https://cloud.example",
       tokenFile: "/run/token",
       timeoutMs: 2500,
       cluster: "demo",
+      instances: "legacy",
     });
   });
 
@@ -30,12 +33,13 @@ describe("parseSandboxConfig", () => {
   });
 
   test("lists every problem at once, each with its field and the fix", () => {
-    const text = "url: ftp://x\ntoken: a\ntokenFile: /b\ntimeoutMs: 0\ntokn: c\nextra: 1\n";
+    const text = "url: ftp://x\ntoken: a\ntokenFile: /b\ntimeoutMs: 0\ntokn: c\nextra: 1\ninstances: v1\n";
     expect(problems(text)).toEqual({
       url: "must be an http:// or https:// URL such as http://127.0.0.1:8081",
       timeoutMs: "must be at least 1",
-      tokn: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster, loadBalancer",
-      extra: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster, loadBalancer",
+      tokn: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster, instances, loadBalancer",
+      extra: "is not a known key; the keys are url, token, tokenFile, timeoutMs, cluster, instances, loadBalancer",
+      instances: "must be v2 (InstancesV2, the default) or legacy (the older Instances and Zones interfaces)",
       tokenFile: "set either token or tokenFile, not both",
     });
   });
@@ -100,7 +104,7 @@ describe("resolveToken", () => {
     if (content === undefined) throw Object.assign(new Error("no such file"), { code: "ENOENT" });
     return content;
   };
-  const base = { url: "http://h", timeoutMs: 1 };
+  const base = { url: "http://h", timeoutMs: 1, instances: "v2" as const };
   const env = { [tokenEnvVar]: "from-env" };
 
   test.each([

@@ -6,6 +6,7 @@
  * tokenFile: /run/sandbox/token   # or `token: …`, or neither and SANDBOX_CLOUD_TOKEN in the environment
  * timeoutMs: 10000                # per cloud call
  * cluster: demo                   # optional: the cluster name on load balancers and routes
+ * instances: legacy               # optional: serve the legacy Instances and Zones instead of InstancesV2
  * loadBalancer:                   # optional: which spec.loadBalancerClass values this manager serves
  *   classes: [sandbox.example.com/lb]
  *   classless: false              # default true: also Services without a class
@@ -20,7 +21,15 @@ import { loadBalancerClassFields, servesNothing, servesNothingMessage } from "..
 /** The environment variable that supplies the token when the cloud-config names none. */
 export const tokenEnvVar = "SANDBOX_CLOUD_TOKEN";
 
-export const sandboxConfigKeys = ["url", "token", "tokenFile", "timeoutMs", "cluster", "loadBalancer"] as const;
+export const sandboxConfigKeys = [
+  "url",
+  "token",
+  "tokenFile",
+  "timeoutMs",
+  "cluster",
+  "instances",
+  "loadBalancer",
+] as const;
 
 const defaultSource = "the sandbox cloud-config";
 
@@ -55,6 +64,13 @@ export function sandboxConfigSchema(env: Readonly<Record<string, string | undefi
           10_000,
         ),
         cluster: v.exactOptional(v.pipe(v.string("must be a string"), v.nonEmpty("must not be empty"))),
+        instances: v.optional(
+          v.picklist(
+            ["v2", "legacy"],
+            "must be v2 (InstancesV2, the default) or legacy (the older Instances and Zones interfaces)",
+          ),
+          "v2",
+        ),
         loadBalancer: v.exactOptional(
           v.pipe(
             v.objectWithRest(
@@ -108,6 +124,8 @@ export interface SandboxConfig {
   readonly tokenFile?: string;
   readonly timeoutMs: number;
   readonly cluster?: string;
+  /** Which instance interfaces the provider serves: `v2` (InstancesV2) or `legacy` (Instances and Zones). */
+  readonly instances: "v2" | "legacy";
   /** `classes` and `classless`; read with `loadBalancerClassesOf`. */
   readonly loadBalancer?: { readonly classes?: readonly string[]; readonly classless?: boolean };
 }

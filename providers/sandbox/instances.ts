@@ -4,6 +4,9 @@
  *
  * A node that has a provider ID is never matched by name: if its machine is gone, a new machine that happens to
  * reuse the name is a different instance, and the node must be reported as not existing.
+ *
+ * The metadata says what the cloud says of the machine, all of it programmable through the cloud's API: `null`
+ * while its metadata is pending, no provider ID when the cloud hides it, its labels as additional labels.
  */
 
 import type { Node } from "../../kube/objects.ts";
@@ -52,7 +55,7 @@ export function createInstances(api: SandboxApi, options: InstancesOptions = {})
     async instanceMetadata(ctx, node) {
       const machine = await lookUp(ctx, node, "instanceMetadata");
       if (!machine) throw new InstanceNotFoundError(describe(node));
-      return metadataOf(machine);
+      return machine.metadataPending ? null : metadataOf(machine);
     },
 
     /** One paged listing of every machine: ceil(machines / perPage) calls, whatever the number of nodes. */
@@ -79,6 +82,8 @@ export function createInstances(api: SandboxApi, options: InstancesOptions = {})
         const id = providerID ? safeParse(providerID) : undefined;
         if (!name || (providerID && id === undefined)) continue;
         const machine = id === undefined ? byName.get(name) : byID.get(id);
+        // A pending machine has no metadata to give; left out, so the per-node path answers its `null`.
+        if (machine?.metadataPending) continue;
         result.set(name, machine ? { metadata: metadataOf(machine), shutdown: machine.state === "stopped" } : null);
       }
       return result;
@@ -88,11 +93,12 @@ export function createInstances(api: SandboxApi, options: InstancesOptions = {})
 
 function metadataOf(machine: SandboxMachine): InstanceMetadata {
   return {
-    providerID: formatProviderID(machine.id),
+    providerID: machine.providerIDHidden ? "" : formatProviderID(machine.id),
     instanceType: machine.instanceType,
     nodeAddresses: machine.addresses.map((a) => ({ type: a.type, address: a.address })),
     zone: machine.zone,
     region: machine.region,
+    ...(Object.keys(machine.labels).length > 0 && { additionalLabels: { ...machine.labels } }),
   };
 }
 

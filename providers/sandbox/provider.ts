@@ -8,6 +8,7 @@ import type { SandboxApi } from "./api/client.ts";
 import { SandboxHttpApi } from "./api/http.ts";
 import { parseSandboxConfig, resolveToken } from "./config.ts";
 import { createInstances } from "./instances.ts";
+import { createLegacyInstances } from "./legacy-instances.ts";
 import { createLoadBalancers } from "./load-balancers.ts";
 import { createRoutes } from "./routes.ts";
 
@@ -47,14 +48,22 @@ export async function createSandboxProvider(
   return sandboxProvider(api, {
     cluster: config.cluster,
     classes: config.loadBalancer && loadBalancerClassesOf(config.loadBalancer),
+    instances: config.instances,
   });
 }
 
-/** The provider over any `SandboxApi` (the factory passes the HTTP one); `classes` as `LoadBalancer.classes`. */
-export function sandboxProvider(
-  api: SandboxApi,
-  options: { cluster?: string | undefined; classes?: LoadBalancerClasses | undefined } = {},
-) {
+export interface SandboxProviderOptions {
+  /** Overrides `--cluster-name` on load balancers and routes. */
+  readonly cluster?: string | undefined;
+  /** As `LoadBalancer.classes`. */
+  readonly classes?: LoadBalancerClasses | undefined;
+  /** `legacy` serves `instances` and `zones` instead of `instancesV2`; default `v2`. */
+  readonly instances?: "v2" | "legacy";
+}
+
+/** The provider over any `SandboxApi` (the factory passes the HTTP one). */
+export function sandboxProvider(api: SandboxApi, options: SandboxProviderOptions = {}) {
+  const instances = options.instances === "legacy" ? createLegacyInstances(api) : { instancesV2: createInstances(api) };
   return {
     providerName: sandboxProviderName,
     // The sandbox scopes load balancers and routes by cluster name, which always has a value.
@@ -63,7 +72,7 @@ export function sandboxProvider(
     verifyAccess: async (ctx: CallContext) => {
       await api.listMachines(ctx, { page: 1, perPage: 1 });
     },
-    instancesV2: createInstances(api),
+    ...instances,
     loadBalancer: { ...createLoadBalancers(api, options), classes: options.classes },
     routes: createRoutes(api, options),
     rateLimit: sandboxRateLimit,

@@ -82,4 +82,35 @@ describe("sandbox routes", () => {
     });
     await expect(create).rejects.toThrow(`sandbox/routes.create ${hint}-10-244-1-0-24: sandbox/api.createRoute: 500`);
   });
+
+  test.each([
+    ["a cloud that drops them: no addresses, not compared", false, {}],
+    [
+      "a cloud that keeps them: listed with them, and compared by them",
+      true,
+      {
+        enableNodeAddresses: true,
+        targetNodeAddresses: [
+          { type: "InternalIP", address: "10.0.0.1" },
+          { type: "Hostname", address: "node-1" },
+        ],
+      },
+    ],
+  ])("target node addresses are sent on create; %s", async (_name, keep, expected) => {
+    t.cloud.state.setSettings({ routeNodeAddresses: keep });
+    const routes = createRoutes(t.api);
+    const targetNodeAddresses = [
+      { type: "InternalIP", address: "10.0.0.1" },
+      { type: "Hostname", address: "node-1" },
+    ];
+    await routes.createRoute(t.ctx, "kubernetes", hint, {
+      name: "",
+      targetNode: "node-1",
+      destinationCIDR: "10.244.1.0/24",
+      targetNodeAddresses,
+    });
+    expect(await routes.listRoutes(t.ctx, "kubernetes")).toEqual([
+      { name: `${hint}-10-244-1-0-24`, targetNode: "node-1", destinationCIDR: "10.244.1.0/24", ...expected },
+    ]);
+  });
 });

@@ -1,6 +1,10 @@
 /**
  * Routes for the sandbox cloud. The framework passes the node UID as the name hint, and a dual-stack node gets
  * two routes with the same hint, so the cloud name is the hint plus the CIDR (`routeName`).
+ *
+ * Every create sends the target node's addresses; a cloud that keeps them (its `routeNodeAddresses` setting) lists
+ * the route with them, and only such a route is reported with `enableNodeAddresses`, so the framework replaces it
+ * when the node's addresses change and leaves the others alone.
  */
 import type { Route, Routes } from "../cloud.ts";
 import { wrapError } from "../errors.ts";
@@ -22,7 +26,15 @@ export function createRoutes(api: SandboxApi, options: RoutesOptions = {}) {
       try {
         const routes = await api.listRoutes(ctx, options.cluster ?? clusterName);
         return routes.map(
-          (r): Route => ({ name: r.name, targetNode: r.targetNode, destinationCIDR: r.destinationCIDR }),
+          (r): Route => ({
+            name: r.name,
+            targetNode: r.targetNode,
+            destinationCIDR: r.destinationCIDR,
+            ...(r.targetNodeAddresses && {
+              enableNodeAddresses: true,
+              targetNodeAddresses: r.targetNodeAddresses.map((a) => ({ type: a.type, address: a.address })),
+            }),
+          }),
         );
       } catch (err) {
         throw wrapError("sandbox/routes.list", err);
@@ -39,6 +51,7 @@ export function createRoutes(api: SandboxApi, options: RoutesOptions = {}) {
           targetNode: route.targetNode,
           destinationCIDR: route.destinationCIDR,
           nameHint,
+          ...(route.targetNodeAddresses && { targetNodeAddresses: route.targetNodeAddresses }),
         });
       } catch (err) {
         throw wrapError(`sandbox/routes.create ${name}`, err);

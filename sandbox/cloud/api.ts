@@ -2,8 +2,8 @@
  * The simulated cloud's REST API as a fetch handler (`Request → Response`), documented in docs/sandbox.md.
  *
  * Every call is counted and must carry the bearer token. Calls to resources (machines, load balancers, routes)
- * go through fault injection; the control endpoints (`/v1/faults`, `/v1/calls…`) never fail and are not counted,
- * so a test can always reach them.
+ * go through fault injection; the control endpoints (`/v1/faults`, `/v1/settings`, `/v1/calls…`) never fail and
+ * are not counted, so a test can always reach them.
  */
 import type { ConsolaInstance } from "consola";
 import type { CallCounter } from "./calls.ts";
@@ -19,6 +19,7 @@ import {
   machineSpecSchema,
   parseBody,
   routeSchema,
+  settingsSchema,
 } from "./validate.ts";
 
 export interface CloudApiDeps {
@@ -193,6 +194,13 @@ function endpointsOf({ state, faults, calls }: CloudApiDeps): Endpoint[] {
       route: "/v1/faults",
       control: true,
       handle: async ({ body }) => json(200, { faults: faults.set(parseBody(faultsSchema, await body())) }),
+    },
+    { method: "GET", route: "/v1/settings", control: true, handle: () => json(200, { settings: state.settings() }) },
+    {
+      method: "PUT",
+      route: "/v1/settings",
+      control: true,
+      handle: async ({ body }) => json(200, { settings: state.setSettings(parseBody(settingsSchema, await body())) }),
     },
     { method: "GET", route: "/v1/calls", control: true, handle: () => json(200, { calls: calls.snapshot() }) },
     { method: "GET", route: "/v1/calls/writes", control: true, handle: () => json(200, { writes: calls.writes() }) },

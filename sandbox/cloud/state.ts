@@ -8,6 +8,7 @@ import { AddressPool } from "./address-pool.ts";
 import { optionProblems, withDefaults } from "./lb-options.ts";
 import { type Random, randomHex } from "./random.ts";
 import type {
+  CloudSettings,
   LoadBalancer,
   LoadBalancerPatch,
   LoadBalancerSpec,
@@ -64,6 +65,7 @@ export class CloudState {
   readonly #internal: AddressPool;
   readonly #external: AddressPool;
   readonly #listeners = new Set<(change: CloudChange) => void>();
+  #settings: CloudSettings = { routeNodeAddresses: false };
 
   constructor(deps: CloudStateDeps) {
     this.#deps = deps;
@@ -115,6 +117,9 @@ export class CloudState {
       instanceType: spec.instanceType ?? defaultMachine.instanceType,
       addresses: spec.addresses ? structuredClone(spec.addresses) : this.#defaultAddresses(spec.name),
       state: spec.state ?? "running",
+      labels: { ...spec.labels },
+      metadataPending: spec.metadataPending ?? false,
+      providerIDHidden: spec.providerIDHidden ?? false,
     };
     if (spec.addresses) this.#reserveAddresses(machine);
     this.#machines.set(id, machine);
@@ -228,8 +233,14 @@ export class CloudState {
     return r && copy(r);
   }
 
-  /** Create; the same route twice is a no-op (`created: false`), a different route under a taken name is 409. */
-  createRoute(route: Route): { route: Route; created: boolean } {
+  /**
+   * Create; the same route twice is a no-op (`created: false`), a different route under a taken name is 409.
+   * `targetNodeAddresses` are kept only while the `routeNodeAddresses` setting is on.
+   */
+  createRoute(spec: Route): { route: Route; created: boolean } {
+    const { targetNodeAddresses, ...rest } = spec;
+    const route: Route =
+      this.#settings.routeNodeAddresses && targetNodeAddresses ? { ...rest, targetNodeAddresses } : rest;
     const current = this.#routes.get(route.name);
     if (current) {
       if (Bun.deepEquals(current, route, true)) return { route: copy(current), created: false };
@@ -244,6 +255,18 @@ export class CloudState {
   deleteRoute(name: string): void {
     if (!this.#routes.delete(name)) throw notFound("route", name);
     this.#emit({ kind: "route", action: "deleted", id: name, summary: `route ${name} deleted` });
+  }
+
+  // ---- settings ------------------------------------------------------------------------------------------
+
+  settings(): CloudSettings {
+    return copy(this.#settings);
+  }
+
+  /** Replace the settings; routes already created keep what they have. */
+  setSettings(settings: CloudSettings): CloudSettings {
+    this.#settings = copy(settings);
+    return this.settings();
   }
 
   // ---- helpers --------------------------------------------------------------------------------------------

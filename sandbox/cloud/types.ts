@@ -27,6 +27,15 @@ export interface Machine {
   instanceType: string;
   addresses: MachineAddress[];
   state: MachineState;
+  /**
+   * Extra labels the cloud reports for the machine (a provider's `additionalLabels`), as given: the framework, not
+   * the cloud, drops the `kubernetes.io/` and `k8s.io/` ones and keeps a node's own value.
+   */
+  labels: Record<string, string>;
+  /** The cloud cannot tell the machine's metadata yet (a provider's `null` answer), as while it is provisioned. */
+  metadataPending: boolean;
+  /** The cloud's metadata for the machine carries no provider ID (the node's own, if it has one, is kept). */
+  providerIDHidden: boolean;
 }
 
 /** What a create accepts; every field but `name` has a default (docs/sandbox.md lists them). */
@@ -37,6 +46,9 @@ export interface MachineSpec {
   instanceType?: string;
   addresses?: MachineAddress[];
   state?: MachineState;
+  labels?: Record<string, string>;
+  metadataPending?: boolean;
+  providerIDHidden?: boolean;
 }
 
 /** What a PATCH accepts: only the fields given change. */
@@ -108,6 +120,18 @@ export interface Route {
   destinationCIDR: string;
   /** What the creator passed as a hint (the node UID); informational. */
   nameHint: string;
+  /**
+   * The target node's addresses when the route was created, kept only while the cloud's `routeNodeAddresses`
+   * setting is on (absent otherwise); a provider then reports them, and the framework replaces the route when
+   * the node's addresses change.
+   */
+  targetNodeAddresses?: { type: string; address: string }[];
+}
+
+/** Cloud-wide behaviour, changed through `/v1/settings`. */
+export interface CloudSettings {
+  /** Routes keep the target node addresses they are created with (see `Route.targetNodeAddresses`). */
+  routeNodeAddresses: boolean;
 }
 
 export interface Pagination {

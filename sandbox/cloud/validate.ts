@@ -18,6 +18,22 @@ const address = v.strictObject({
 });
 const machineState = v.picklist(["running", "stopped"]);
 
+/** Label keys and values as Kubernetes takes them: an optional DNS-subdomain prefix and `/`, a 1-63 name. */
+const labelName = /^([A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?)$/;
+const labelKey = v.pipe(
+  v.string(),
+  v.check((key) => {
+    const slash = key.lastIndexOf("/");
+    const prefix = slash < 0 ? undefined : key.slice(0, slash);
+    const okPrefix = prefix === undefined || /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(prefix);
+    return okPrefix && labelName.test(key.slice(slash + 1));
+  }, "a label key: an optional DNS prefix and '/', then 1-63 letters, digits, '-', '_' or '.'"),
+);
+const labelValue = v.pipe(
+  v.string(),
+  v.check((value) => value === "" || labelName.test(value), "a label value: up to 63 letters, digits, '-', '_' or '.'"),
+);
+
 export const machineSpecSchema = v.strictObject({
   name: resourceName,
   zone: v.exactOptional(text),
@@ -25,6 +41,9 @@ export const machineSpecSchema = v.strictObject({
   instanceType: v.exactOptional(text),
   addresses: v.exactOptional(v.array(address)),
   state: v.exactOptional(machineState),
+  labels: v.exactOptional(v.record(labelKey, labelValue)),
+  metadataPending: v.exactOptional(v.boolean()),
+  providerIDHidden: v.exactOptional(v.boolean()),
 });
 
 export const machinePatchSchema = v.strictObject({
@@ -60,6 +79,12 @@ export const routeSchema = v.strictObject({
   targetNode: v.string(),
   destinationCIDR: v.pipe(v.string(), v.check(isCIDR, "not an IPv4 or IPv6 CIDR")),
   nameHint: v.optional(v.string(), ""),
+  // Any of a Node's address types (InternalDNS and ExternalDNS too): they are the node's, not a machine's.
+  targetNodeAddresses: v.exactOptional(v.array(v.strictObject({ type: text, address: text }))),
+});
+
+export const settingsSchema = v.strictObject({
+  routeNodeAddresses: v.optional(v.boolean(), false),
 });
 
 const failRule = v.strictObject({

@@ -25,6 +25,12 @@ export interface SandboxMachine {
   readonly addresses: readonly SandboxAddress[];
   /** `stopped` machines exist but are shut down. */
   readonly state: "running" | "stopped";
+  /** Extra labels the cloud reports for the machine; empty when it reports none. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The cloud cannot tell this machine's metadata yet. */
+  readonly metadataPending: boolean;
+  /** The cloud's metadata for this machine carries no provider ID. */
+  readonly providerIDHidden: boolean;
 }
 
 export interface MachinePage {
@@ -74,6 +80,11 @@ export interface SandboxRoute {
   readonly targetNode: string;
   readonly destinationCIDR: string;
   readonly nameHint: string;
+  /**
+   * The target node's addresses at creation. Sent on every create; answered only by a cloud that keeps them (its
+   * `routeNodeAddresses` setting), and then the route is compared by them.
+   */
+  readonly targetNodeAddresses?: readonly { readonly type: string; readonly address: string }[];
 }
 
 export interface SandboxApi {

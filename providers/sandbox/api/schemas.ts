@@ -21,6 +21,10 @@ const machine = v.object({
   instanceType: v.string(),
   addresses: v.array(address),
   state: v.picklist(["running", "stopped"]),
+  // What a cloud that says less (an older one) leaves out reads as "nothing more to say".
+  labels: v.optional(v.record(v.string(), v.string()), {}),
+  metadataPending: v.optional(v.boolean(), false),
+  providerIDHidden: v.optional(v.boolean(), false),
 });
 
 export const machineAnswer = v.object({ machine });
@@ -72,6 +76,7 @@ const route = v.object({
   targetNode: v.string(),
   destinationCIDR: nonEmpty,
   nameHint: v.string(),
+  targetNodeAddresses: v.exactOptional(v.array(v.object({ type: nonEmpty, address: nonEmpty }))),
 });
 
 export const routeBody = route;
