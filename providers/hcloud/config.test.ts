@@ -46,7 +46,7 @@ describe("hcloud configuration", () => {
         privateSubnetIPRange: undefined,
         algorithm: undefined,
         healthCheck: { intervalMs: undefined, timeoutMs: undefined, retries: undefined },
-        type: "lb11",
+        type: undefined,
       },
       robot: {
         enabled: false,

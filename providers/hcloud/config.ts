@@ -116,9 +116,9 @@ const entries = {
   HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES: v.optional(
     v.pipe(v.string(), v.regex(/^[0-9]{1,4}$/, "must be a whole number such as 3"), v.transform(Number)),
   ),
+  // No default: hccm changes an existing load balancer's type only when this or the annotation names one.
   HCLOUD_LOAD_BALANCERS_TYPE: v.optional(
     name("must be a load balancer type name such as lb11", /^[a-z0-9][a-z0-9-]*$/),
-    "lb11",
   ),
   ROBOT_ENABLED: bool(false),
   /** Ours, not hccm's (which always talks to Robot itself): where the Robot webservice is, e.g. its emulator. */
