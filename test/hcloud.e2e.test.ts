@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
-import type { Node } from "../kube/objects.ts";
+import type { Node, Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
@@ -185,6 +185,39 @@ test("routes: one per pod CIDR through the node's private IP; stale ones in the 
   await client.delete(Resources.nodes, "cloud-3");
   const left = want.filter((r) => !r.endsWith(" 10.244.3.0/24"));
   await until(`routes ${JSON.stringify(left)}`, () => JSON.stringify(routes()) === JSON.stringify(left));
+}, 180_000);
+
+test("a LoadBalancer Service gets a load balancer in hccm's shape, its IPs in the status; deleted, the load balancer goes", async () => {
+  const svc: Service = {
+    metadata: {
+      name: "web",
+      namespace: "default",
+      annotations: { "load-balancer.hetzner.cloud/location": "fsn1" },
+    },
+    spec: { type: "LoadBalancer", ports: [{ name: "http", port: 80, targetPort: 8080, protocol: "TCP" }] },
+  };
+  await client.create(Resources.services, svc, { namespace: "default" });
+  const stored = () => {
+    try {
+      return api.store.get(Resources.services, "web", { namespace: "default" }) as Service;
+    } catch {
+      return undefined;
+    }
+  };
+  const lbs = () => [...world.hcloud.world.loadBalancers.values()];
+  await until("status ingress", () => (stored()?.status?.loadBalancer?.ingress ?? []).length > 0);
+  const uid = stored()!.metadata!.uid!;
+  expect(lbs().map((l) => l.labels["hcloud-ccm/service-uid"])).toEqual([uid]);
+  const lb = lbs()[0]!;
+  expect(lb.name).toBe(`a${uid.replaceAll("-", "")}`.slice(0, 32));
+  expect(lb.location.name).toBe("fsn1");
+  expect(lb.services.map((l) => [l.protocol, l.listen_port])).toEqual([["tcp", 80]]);
+  const ips = (stored()!.status!.loadBalancer!.ingress ?? []).map((i) => i.ip);
+  expect(ips).toContain(lb.public_net.ipv4.ip);
+
+  await client.delete(Resources.services, "web", { namespace: "default" });
+  await until("the load balancer deleted", () => lbs().length === 0);
+  await until("the Service gone", () => stored() === undefined);
 }, 180_000);
 
 test.each([

@@ -38,6 +38,11 @@ describe("capabilities follow hccm's switches", () => {
     ["no network: instances and load balancers, no routes", {}, { routes: false }],
     ["a network: routes by default", { HCLOUD_NETWORK: "k8s" }, { routes: true }],
     [
+      "HCLOUD_LOAD_BALANCERS_ENABLED=false: no load balancers",
+      { HCLOUD_LOAD_BALANCERS_ENABLED: "false" },
+      { routes: false, loadBalancer: false },
+    ],
+    [
       "a network with HCLOUD_NETWORK_ROUTES_ENABLED=false: no routes",
       { HCLOUD_NETWORK: "k8s", HCLOUD_NETWORK_ROUTES_ENABLED: "false" },
       { routes: false },
@@ -47,11 +52,12 @@ describe("capabilities follow hccm's switches", () => {
       { HCLOUD_NETWORK_ROUTES_ENABLED: "true" },
       { routes: false },
     ],
-  ])("%s", async (_, env, want) => {
+  ] as [string, Record<string, string>, { routes: boolean; loadBalancer?: boolean }][])("%s", async (_, env, want) => {
     const p = await build({ ...base, ...env });
     expect(p.providerName).toBe("hcloud");
     expect(p.instancesV2).toBeDefined();
     expect(p.routes !== undefined).toBe(want.routes);
+    expect(p.loadBalancer !== undefined).toBe(want.loadBalancer ?? true);
     expect(p.hasClusterID()).toBe(false);
     expect(p.rateLimit).toEqual({ qps: 0.9, burst: 10 });
   });

@@ -16,14 +16,17 @@ import * as v from "valibot";
 import type { Node } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider, ProviderFactoryInput, ProviderRuntime } from "../cloud.ts";
 import { findInCauseChain } from "../errors.ts";
+import { createServiceWarnings, type ServiceWarnings } from "../kit/annotations/warnings.ts";
 import { CloudApiError } from "../kit/http/errors.ts";
 import type { RetryPolicy } from "../kit/http/retry-policy.ts";
 import { createHcloudTransport, type HcloudTransport, hcloudRateLimit } from "./api/client.ts";
+import { HcloudLoadBalancers } from "./api/load-balancers.ts";
 import { HcloudNetworks } from "./api/networks.ts";
 import { type RobotApi, RobotHttpApi } from "./api/robot.ts";
 import { HcloudServers } from "./api/servers.ts";
 import { type HcloudConfig, readHcloudConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
+import { createHcloudLoadBalancer } from "./load-balancers.ts";
 import { type NetworkRef, networkRef } from "./network.ts";
 import { cachedRobot } from "./robot-cache.ts";
 import { createRoutes } from "./routes.ts";
@@ -89,7 +92,9 @@ export function hcloudProvider(parts: HcloudParts) {
   const networks = new HcloudNetworks(transport);
   const network: NetworkRef | undefined =
     config.network === undefined ? undefined : networkRef(networks, config.network);
-  let runtime: { logger: ConsolaInstance; node: (name: string) => Node | undefined } | undefined;
+  let runtime:
+    | { logger: ConsolaInstance; node: (name: string) => Node | undefined; warnings: ServiceWarnings }
+    | undefined;
   // The parts are built before the manager hands over its logger (in initialize): they log through this one,
   // which forwards to it (and drops what is said before, when nothing would print it anyway).
   const logger = createConsola({
@@ -102,6 +107,16 @@ export function hcloudProvider(parts: HcloudParts) {
     config.routesEnabled && network
       ? createRoutes({ servers, networks, network, node: (name) => runtime?.node(name), logger })
       : undefined;
+  const loadBalancer = config.loadBalancers.enabled
+    ? createHcloudLoadBalancer({
+        lbs: new HcloudLoadBalancers(transport),
+        network,
+        robot,
+        config,
+        logger,
+        warn: (service, reason, message) => runtime?.warnings.warn(service, reason, message),
+      })
+    : undefined;
 
   /** The token with a cheap read, then the network: each failure names the variable to change. */
   async function checkAccess(ctx: CallContext): Promise<void> {
@@ -130,12 +145,19 @@ export function hcloudProvider(parts: HcloudParts) {
     hasClusterID: () => false,
     async initialize(ctx: ProviderRuntime) {
       const nodes = ctx.informers.nodes();
-      runtime = { logger: ctx.logger, node: (name) => nodes.get(name) };
+      const warnings = createServiceWarnings({
+        kube: ctx.kube,
+        logger: ctx.logger,
+        signal: ctx.signal,
+        component: "hcloud-cloud-controller-manager",
+      });
+      runtime = { logger: ctx.logger, node: (name) => nodes.get(name), warnings };
       for (const warning of parts.warnings ?? []) ctx.logger.warn(warning);
       await checkAccess({ signal: ctx.signal });
       const capabilities = [
         "instances",
         ...(routes ? [`routes in network ${config.network}`] : []),
+        ...(loadBalancer ? ["load balancers"] : []),
         ...(robot ? ["Robot servers"] : []),
       ];
       ctx.logger.info(`hcloud: ${capabilities.join(", ")} at ${config.endpoint}`);
@@ -143,6 +165,7 @@ export function hcloudProvider(parts: HcloudParts) {
     verifyAccess: checkAccess,
     instancesV2,
     routes,
+    loadBalancer,
     rateLimit: hcloudRateLimit,
   } satisfies CloudProvider;
 }
