@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
-import type { Node } from "../../kube/objects.ts";
+import type { LoadBalancerStatus, Node } from "../../kube/objects.ts";
+import type { LoadBalancer as EmulatedLB } from "../../sandbox/hcloud/state/types.ts";
 import { TOKEN } from "../../sandbox/hcloud/testing.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";
@@ -208,6 +209,27 @@ describe("ownership and adoption", () => {
     expect(status.ingress?.[0]?.ip).toBe(ip);
   });
 
+  test("what no annotation or setting asks for is left as hccm left it: type, algorithm, rDNS, location", async () => {
+    const w = await setUp();
+    const { id } = await hccmShaped(w, { [SERVICE_UID_LABEL]: UID });
+    for (const [command, body] of [
+      ["change_type", { load_balancer_type: "lb21" }],
+      ["change_algorithm", { type: "least_connections" }],
+      ["change_dns_ptr", { ip: w.only().public_net.ipv4.ip, dns_ptr: "by-hand.example.com" }],
+    ] as const) {
+      expect((await w.h.call("POST", `/load_balancers/${id}/actions/${command}`, body)).status).toBe(201);
+    }
+    w.h.emulator.calls.reset();
+    await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}location`]: "nbg1" }), w.nodes);
+    expect(w.h.emulator.calls.writes()).toEqual([]);
+    expect(w.only()).toMatchObject({
+      load_balancer_type: { name: "lb21" },
+      algorithm: { type: "least_connections" },
+      public_net: { ipv4: { dns_ptr: "by-hand.example.com" } },
+      location: { name: "fsn1" },
+    });
+  });
+
   test("one found only by name, without a label, is labelled and kept: one PUT, no create, no delete", async () => {
     const w = await setUp();
     const { id } = await hccmShaped(w, {});
@@ -334,5 +356,55 @@ describe("faults: exactly one load balancer, none leaked", () => {
     await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
     expect(w.world.loadBalancers.size).toBe(1);
     expect(w.only().targets).toHaveLength(3);
+  });
+});
+
+describe("HCLOUD_LOAD_BALANCERS_* settings are the defaults", () => {
+  const rows: readonly (readonly [string, string, (lb: EmulatedLB, status: LoadBalancerStatus) => void])[] = [
+    ["HCLOUD_LOAD_BALANCERS_TYPE", "lb21", (lb) => expect(lb.load_balancer_type.name).toBe("lb21")],
+    [
+      "HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE",
+      "least_connections",
+      (lb) => expect(lb.algorithm.type).toBe("least_connections"),
+    ],
+    ["HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL", "true", (lb) => expect(lb.services[0]?.proxyprotocol).toBe(true)],
+    ["HCLOUD_LOAD_BALANCERS_DISABLE_IPV6", "true", (_lb, status) => expect(status.ingress).toHaveLength(2)],
+    ["HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS", "true", (_lb, status) => expect(status.ingress).toHaveLength(2)],
+    [
+      "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE",
+      "10.0.2.0/24",
+      (lb) => expect(lb.private_net[0]?.ip).toStartWith("10.0.2."),
+    ],
+    [
+      "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL",
+      "7s",
+      (lb) => expect(lb.services[0]?.health_check.interval).toBe(7),
+    ],
+    ["HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", "4s", (lb) => expect(lb.services[0]?.health_check.timeout).toBe(4)],
+    ["HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", "2", (lb) => expect(lb.services[0]?.health_check.retries).toBe(2)],
+  ];
+
+  test.each(rows)("%s=%s", async (variable, value, check) => {
+    // With a network, so the private ingress and subnet settings have something to act on.
+    const w = await setUp({ network: true, env: { [variable]: value } });
+    const status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    check(w.only(), status);
+  });
+
+  test("HCLOUD_LOAD_BALANCERS_NETWORK_ZONE places it when no location is set", async () => {
+    const w = await setUp({
+      env: { HCLOUD_LOAD_BALANCERS_LOCATION: undefined, HCLOUD_LOAD_BALANCERS_NETWORK_ZONE: "us-east" },
+    });
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(w.only().location.network_zone).toBe("us-east");
+  });
+
+  test("HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK turns the public interface off", async () => {
+    const w = await setUp({
+      network: true,
+      env: { HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK: "true", HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP: "true" },
+    });
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(w.only().public_net.enabled).toBe(false);
   });
 });

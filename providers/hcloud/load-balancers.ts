@@ -194,13 +194,20 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
         "neither load-balancer.hetzner.cloud/location nor load-balancer.hetzner.cloud/network-zone is set; set one (or HCLOUD_LOAD_BALANCERS_LOCATION / HCLOUD_LOAD_BALANCERS_NETWORK_ZONE)",
       );
     }
+    // Attached at creation when any address will do, saving an action; a chosen address or subnet is attached after.
+    const net = desired.network;
+    const atCreate = net && net.ip === undefined && net.ipRange === undefined ? net.id : undefined;
     const body: CreateLoadBalancerBody = {
       name: desired.name,
       load_balancer_type: c.type,
       ...(c.location === undefined ? {} : { location: c.location }),
       ...(c.location !== undefined || c.networkZone === undefined ? {} : { network_zone: c.networkZone }),
       ...(c.algorithm === undefined ? {} : { algorithm: { type: c.algorithm } }),
-      ...(c.publicInterface === undefined ? {} : { public_interface: c.publicInterface }),
+      ...(atCreate === undefined ? {} : { network: atCreate }),
+      // Off only with a network (the API refuses otherwise); else it goes off once attached and targets are private.
+      ...(c.publicInterface === undefined || (!c.publicInterface && atCreate === undefined)
+        ? {}
+        : { public_interface: c.publicInterface }),
       labels: { [SERVICE_UID_LABEL]: desired.uid },
     };
     const lb = await lbs.create(ctx, body);
