@@ -7,8 +7,9 @@
  * - the static binary: `curl -LO https://dl.k8s.io/release/v1.32.4/bin/linux/amd64/kubectl && install kubectl
  *   /usr/local/bin/` (no npm package needed).
  *
- * Not covered, because the emulator does not speak protobuf: `kubectl create configmap|secret|namespace …`
- * (generators send protobuf bodies). `kubectl create -f`/`apply -f` send JSON and work.
+ * The generators that send protobuf bodies (`kubectl create service|configmap|secret|namespace|deployment`), `run`,
+ * `expose`, `scale`, `edit` and `describe node`'s Lease are covered against the compiled sandbox by
+ * test/kubectl.e2e.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";

@@ -1,7 +1,8 @@
 /**
  * Content negotiation and rendering of objects, lists and watch events: plain JSON, `Table` (what `kubectl get`
- * asks for) and `PartialObjectMetadata` (what metadata informers ask for). Protobuf is not offered: a client
- * that accepts only protobuf gets 406, as from a server without it.
+ * asks for) and `PartialObjectMetadata` (what metadata informers ask for). Answers are never protobuf: a client
+ * that accepts only protobuf gets 406, as from a server without it; kubectl also accepts JSON. (Protobuf request
+ * bodies are decoded: protobuf/decode.ts.)
  */
 import type { Obj } from "./json.ts";
 import type { ResourceDef } from "./resources.ts";
