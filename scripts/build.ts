@@ -4,6 +4,7 @@
  *   dist/<provider>-cloud-controller-manager-<os>-<arch>   (its provider, plus metal and the composite to compose with)
  *   dist/cloud-controller-manager-<os>-<arch>          (all providers, `--cloud-provider`, the `sandbox` command)
  *   dist/SHA256SUMS
+ *   dist/sbom.cdx.json                                 (CycloneDX: the npm packages and runtime compiled in; scripts/sbom.ts)
  *
  * Providers are discovered from `providers/<name>/index.ts`; a provider opts out of shipping with
  * `export const shippable = false`, into every per-provider executable with `export const inEveryExecutable = true`
@@ -24,6 +25,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { $ } from "bun";
+import { sbomFor } from "./sbom.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const TARGETS = {
@@ -190,6 +192,10 @@ export async function build(argv: string[]): Promise<string[]> {
       built.push(outfile);
     }
   }
+  await writeFile(
+    join(outdir, "sbom.cdx.json"),
+    await sbomFor(ROOT, { name: "cloud-controller-manager", version: info.version, timestamp: info.buildDate }),
+  );
   const sums = await Promise.all(built.map(async (f) => `${await sha256(f)}  ${basename(f)}`));
   await writeFile(join(outdir, "SHA256SUMS"), `${sums.join("\n")}\n`);
   console.log(

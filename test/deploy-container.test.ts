@@ -5,7 +5,7 @@
  * test/deploy-container-chroot.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import {
@@ -14,6 +14,7 @@ import {
   hostImageArch,
   imageEnv,
   imageFiles,
+  imageLabels,
   layOut,
   listFiles,
   parseContainerfile,
@@ -105,11 +106,14 @@ describe("the Containerfile", () => {
     },
   );
 
-  test("lays out a root with the executable, its libraries, CA certificates and passwd, and nothing else", async () => {
+  test("lays out a root with the executable, its libraries, CA certificates, passwd and package records only", async () => {
     const expected = [
       EXECUTABLE_PATH,
       "/etc/passwd",
       "/etc/ssl/certs/ca-certificates.crt",
+      "/etc/os-release",
+      "/usr/share/doc/cloud-controller-manager/sbom.cdx.json",
+      ...["base-files", "ca-certificates", "libc6"].map((p) => `/var/lib/dpkg/status.d/${p}`),
       ...files.filter((f) => f.from === "glibc").map((f) => f.path),
     ].sort();
     expect(await listFiles(root)).toEqual(expected);
@@ -118,6 +122,55 @@ describe("the Containerfile", () => {
 
   test("makes the CA bundle count: Bun trusts only its built-in roots unless NODE_USE_SYSTEM_CA is set", () => {
     expect(imageEnv(cf, hostImageArch())).toEqual({ NODE_USE_SYSTEM_CA: "1" });
+  });
+
+  test("names itself with OCI labels, filled from the build's arguments", () => {
+    expect(imageLabels(cf, "amd64")).toEqual({
+      "org.opencontainers.image.title": "cloud-controller-manager",
+      "org.opencontainers.image.description": expect.stringContaining("cloud-controller-manager") as unknown as string,
+      "org.opencontainers.image.version": "dev",
+      "org.opencontainers.image.revision": "unknown",
+      "org.opencontainers.image.created": "1970-01-01T00:00:00Z",
+      "org.opencontainers.image.base.name": "scratch",
+    });
+    const built = imageLabels(cf, "arm64", { VERSION: "v1.2.3", REVISION: "abc", CREATED: "2026-11-25T00:00:00Z" });
+    expect(built["org.opencontainers.image.version"]).toBe("v1.2.3");
+    expect(built["org.opencontainers.image.revision"]).toBe("abc");
+    expect(built["org.opencontainers.image.created"]).toBe("2026-11-25T00:00:00Z");
+  });
+
+  test("tells scanners what it holds: Debian's os-release and an installed dpkg record per package it takes files from", async () => {
+    expect(await readFile(join(root, "etc", "os-release"), "utf8")).toMatch(/^ID=debian$/m);
+    const debianFiles = files.filter((f) => f.from !== "context" && !f.path.startsWith("/var/lib/dpkg/"));
+    const owners = new Set<string>();
+    for (const f of debianFiles) {
+      // ca-certificates.crt is made by the package's postinst, so dpkg owns no such path: the package is named here.
+      if (f.path === "/etc/ssl/certs/ca-certificates.crt") {
+        owners.add("ca-certificates");
+        continue;
+      }
+      const r = Bun.spawnSync(["dpkg", "-S", f.source], { stdout: "pipe", stderr: "pipe" });
+      const owner = /^([^:\s]+)(?::\w+)?: /.exec(r.stdout.toString())?.[1];
+      expect({ file: f.source, owner: owner !== undefined }).toEqual({ file: f.source, owner: true });
+      owners.add(owner as string);
+    }
+    const recordsDir = join(root, "var", "lib", "dpkg", "status.d");
+    expect((await readdir(recordsDir)).sort()).toEqual([...owners].sort());
+    for (const name of owners) {
+      const record = await readFile(join(recordsDir, name), "utf8");
+      expect(record).toMatch(new RegExp(`^Package: ${name}$`, "m"));
+      expect(record).toMatch(/^Status: install ok installed$/m);
+      expect(record).toMatch(/^Version: \S+$/m);
+      expect(record).toMatch(new RegExp(`^Architecture: (all|${hostImageArch()})$`, "m"));
+    }
+  });
+
+  test("carries the build's CycloneDX SBOM of the executable", async () => {
+    const bom = JSON.parse(
+      await readFile(join(root, "usr", "share", "doc", "cloud-controller-manager", "sbom.cdx.json"), "utf8"),
+    ) as { bomFormat: string; components: { name: string }[] };
+    expect(bom.bomFormat).toBe("CycloneDX");
+    expect(bom.components.map((c) => c.name)).toEqual(expect.arrayContaining(["consola", "prom-client", "bun"]));
   });
 
   test("has a passwd entry for the user the image runs as", async () => {

@@ -5,9 +5,12 @@
  * else in a stage the image is made of is an error, so the file cannot grow a form this reader would misread.
  *
  * Stand-ins: a stage FROM the Debian image is this machine's own file system (a Debian bookworm too), and
- * `dist/` is the folder of the host executables the tests use.
+ * `dist/` is the folder of the host executables the tests use. The one file a Debian stage's RUN makes that this
+ * machine lacks, a package's dpkg record in /var/lib/dpkg/status.d/, is what `dpkg-query -s <package>` prints here,
+ * its architecture set to the image's (the RUN line does the same).
  */
-import { chmod, copyFile, mkdir, readdir, stat } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, copyFile, mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 
 export const CONTAINERFILE = resolve(import.meta.dir, "..", "deploy", "container", "Containerfile");
@@ -27,6 +30,8 @@ export interface Stage {
   readonly instructions: string[];
   /** `ENV NAME=value` settings, in order. */
   readonly env: [string, string][];
+  /** `LABEL name="value" …` settings, in order. */
+  readonly labels: [string, string][];
   user: string | undefined;
   entrypoint: string | undefined;
 }
@@ -72,6 +77,7 @@ export function parseContainerfile(text: string): Containerfile {
         copies: [],
         instructions: [],
         env: [],
+        labels: [],
         user: undefined,
         entrypoint: undefined,
       });
@@ -92,6 +98,13 @@ export function parseContainerfile(text: string): Containerfile {
       }
     }
     if (instruction === "ENTRYPOINT") stage.entrypoint = rest.join(" ");
+    if (instruction === "LABEL") {
+      const text = line.slice(keyword.length);
+      for (const m of text.matchAll(/([\w.-]+)=("(?:[^"\\]|\\.)*"|\S+)/g)) {
+        const raw = m[2] ?? "";
+        stage.labels.push([m[1] ?? "", raw.startsWith('"') ? (JSON.parse(raw) as string) : raw]);
+      }
+    }
     if (instruction === "COPY") {
       const from = rest[0]?.startsWith("--from=") ? rest.shift()?.slice("--from=".length) : undefined;
       if (rest.some((r) => r.startsWith("--"))) throw new Error(`Containerfile: unsupported COPY option in: ${line}`);
@@ -120,7 +133,11 @@ export interface RootFile {
   readonly source: string;
   /** The stage or context it comes from: a stage name, or "context". */
   readonly from: string;
+  /** The image's architecture (TARGETARCH). */
+  readonly arch?: string;
 }
+
+const DPKG_RECORDS = "/var/lib/dpkg/status.d/";
 
 /** The environment of the final image: its stages' ENV settings, down its FROM chain. */
 export function imageEnv(cf: Containerfile, arch: string): Record<string, string> {
@@ -129,6 +146,19 @@ export function imageEnv(cf: Containerfile, arch: string): Record<string, string
   const chain: Stage[] = [];
   for (let s = cf.stages.at(-1); s; s = byName.get(expand(s.base, values))) chain.unshift(s);
   return Object.fromEntries(chain.flatMap((s) => s.env));
+}
+
+/** The final image's labels for `arch`, its build ARGs expanded (`args` override the Containerfile's defaults). */
+export function imageLabels(
+  cf: Containerfile,
+  arch: string,
+  args: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const values = new Map([...cf.args, ["TARGETARCH", arch], ...Object.entries(args)]);
+  const byName = new Map(cf.stages.filter((s) => s.name).map((s) => [s.name as string, s]));
+  const chain: Stage[] = [];
+  for (let s = cf.stages.at(-1); s; s = byName.get(expand(s.base, values))) chain.unshift(s);
+  return Object.fromEntries(chain.flatMap((s) => s.labels.map(([k, v]) => [k, expand(v, values)])));
 }
 
 /** The files of the final image for `arch`, following its FROM chain down to scratch. */
@@ -145,7 +175,7 @@ export function imageFiles(cf: Containerfile, arch: string, distDir: string): Ro
     const parent = byName.get(base);
     if (parent) collect(parent, seen);
     else if (base !== "scratch") throw new Error(`Containerfile: the image must be built FROM scratch, found ${base}`);
-    const other = stage.instructions.filter((i) => !["ARG", "COPY", "ENV", "USER", "ENTRYPOINT"].includes(i));
+    const other = stage.instructions.filter((i) => !["ARG", "COPY", "ENV", "LABEL", "USER", "ENTRYPOINT"].includes(i));
     if (other.length > 0) throw new Error(`Containerfile: an image stage may only COPY, found ${other.join(", ")}`);
     for (const copy of stage.copies) {
       const from = copy.from ?? "context";
@@ -156,7 +186,7 @@ export function imageFiles(cf: Containerfile, arch: string, distDir: string): Ro
         const src = expand(raw, values);
         const path = dest.endsWith("/") ? join(dest, basename(src)) : dest;
         const source = copy.from ? src : src.startsWith("dist/") ? join(distDir, src.slice(5)) : join(ROOT, src);
-        files.push({ path, source, from });
+        files.push({ path, source, from, arch });
       }
     }
   };
@@ -172,9 +202,20 @@ export async function layOut(root: string, files: readonly RootFile[]): Promise<
   for (const f of files) {
     const target = join(root, f.path);
     await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+    if (f.from !== "context" && f.source.startsWith(DPKG_RECORDS) && !existsSync(f.source)) {
+      await writeFile(target, dpkgRecord(basename(f.source), f.arch ?? hostImageArch()), { mode: 0o644 });
+      continue;
+    }
     await copyFile(f.source, target);
     await chmod(target, (await stat(f.source)).mode & 0o7777);
   }
+}
+
+/** This machine's dpkg record of `pkg`, with `arch` for an architecture-specific package (as the RUN line makes it). */
+function dpkgRecord(pkg: string, arch: string): string {
+  const r = Bun.spawnSync(["dpkg-query", "-s", pkg], { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`dpkg-query -s ${pkg}: ${r.stderr.toString().trim()}`);
+  return r.stdout.toString().replace(/^Architecture: (?!all$).*$/m, `Architecture: ${arch}`);
 }
 
 /** Every regular file under `root`, as image paths. */
