@@ -130,7 +130,19 @@ describe("refusals: nothing is written", () => {
         const w = await setUp();
         return {
           message: "set HCLOUD_NETWORK",
-          write: () => w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}use-private-ip`]: "true" }), w.nodes),
+          // With a managed certificate asked for: it is not created either.
+          write: () =>
+            w.lb.ensureLoadBalancer(
+              ctx,
+              "k",
+              service({
+                [`${A}use-private-ip`]: "true",
+                [`${A}protocol`]: "https",
+                [`${A}certificate-type`]: "managed",
+                [`${A}http-managed-certificate-domains`]: "example.com",
+              }),
+              w.nodes,
+            ),
         };
       },
     ],
@@ -322,6 +334,29 @@ describe("faults: exactly one load balancer, none leaked", () => {
     expect(status).toBeDefined();
     expect(w.world.loadBalancers.size).toBe(1);
     expect(w.only().targets).toHaveLength(3);
+  });
+
+  test("a 5xx on a fifth of all calls, at random: the syncs that succeed leave one load balancer", async () => {
+    const w = await setUp({ network: true });
+    w.h.emulator.faults.set({ latencyMs: 0, errorRate: 0.2, failNext: [], failActions: [] });
+    let succeeded = 0;
+    for (let round = 0; round < 10; round++) {
+      const svc = service(round % 2 === 0 ? {} : { [`${A}algorithm-type`]: "least_connections" });
+      if (
+        await w.lb.ensureLoadBalancer(ctx, "k", svc, w.nodes).then(
+          () => true,
+          () => false,
+        )
+      )
+        succeeded++;
+    }
+    w.h.emulator.faults.set({ latencyMs: 0, errorRate: 0, failNext: [], failActions: [] });
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(succeeded).toBeGreaterThan(0);
+    expect(w.world.loadBalancers.size).toBe(1);
+    expect(w.only().targets).toHaveLength(3);
+    await w.lb.ensureLoadBalancerDeleted(ctx, "k", service());
+    expect(w.world.loadBalancers.size).toBe(0);
   });
 
   test("a create whose answer is lost (after the API made it) leaves one load balancer, found by its label", async () => {

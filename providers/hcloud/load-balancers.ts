@@ -118,17 +118,11 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
     nodes: readonly Node[],
   ) {
     const networkID = deps.network ? await deps.network.id(ctx) : undefined;
+    // Refusals first (pure): a Service that cannot be served gets no certificate and no Robot call.
+    desiredLoadBalancer({ service, values, nodes, config, networkID });
     const robotServers = await robotServersFor(ctx, nodes);
     const certificateIDs = await certificatesFor(ctx, service, values);
-    const desired = desiredLoadBalancer({
-      service,
-      values,
-      nodes,
-      config,
-      networkID,
-      robotServers,
-      certificateIDs,
-    });
+    const desired = desiredLoadBalancer({ service, values, nodes, config, networkID, robotServers, certificateIDs });
     for (const w of desired.warnings) warn(service, "LoadBalancerConfiguration", w);
     return desired;
   }
