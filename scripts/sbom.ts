@@ -71,7 +71,9 @@ export function runtimePackages(lock: Lockfile): string[] {
       const key = resolveIn(lock, from, name);
       if (!key) {
         if (optional) continue;
-        throw new Error(`package-lock.json: ${name} (needed by ${from || "the project"}) is not in the lock; run npm install`);
+        throw new Error(
+          `package-lock.json: ${name} (needed by ${from || "the project"}) is not in the lock; run npm install`,
+        );
       }
       if (seen.has(key)) continue;
       seen.add(key);
@@ -114,10 +116,7 @@ export function cycloneDx(lock: Lockfile, bunVersion: string, o: SbomOptions): R
     },
   ];
   const dependsOn = (k: string) =>
-    [
-      ...Object.keys(lock.packages[k]?.dependencies ?? {}),
-      ...Object.keys(lock.packages[k]?.optionalDependencies ?? {}),
-    ]
+    [...Object.keys(lock.packages[k]?.dependencies ?? {}), ...Object.keys(lock.packages[k]?.optionalDependencies ?? {})]
       .map((n) => resolveIn(lock, k, n))
       .filter((d): d is string => d !== undefined)
       .map((d) => refOf.get(d) as string);
