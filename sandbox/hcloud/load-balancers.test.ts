@@ -201,6 +201,23 @@ describe("load balancers", () => {
     expect((await post("detach_from_network", { network })).body.error.code).toBe("conflict");
   });
 
+  test("attach_to_network with ip_range takes the address from that subnet; a range the network lacks is invalid_input", async () => {
+    const network = await createNetwork(h);
+    const added = await h.call("POST", `/networks/${network}/actions/add_subnet`, {
+      type: "cloud",
+      network_zone: "eu-central",
+      ip_range: "10.0.2.0/24",
+    });
+    expect(added.status).toBe(201);
+    const id = await createLb();
+    const post = (body: unknown) => h.call("POST", `/load_balancers/${id}/actions/attach_to_network`, body);
+    const wrong = await post({ network, ip_range: "10.0.9.0/24" });
+    expect(wrong.body.error).toMatchObject({ code: "invalid_input", details: { fields: [{ name: "ip_range" }] } });
+    expect((await post({ network, ip_range: "10.0.2.0/24" })).status).toBe(201);
+    const lb = (await h.call("GET", `/load_balancers/${id}`)).body.load_balancer;
+    expect(lb.private_net).toEqual([{ network, ip: expect.stringMatching(/^10\.0\.2\./) }]);
+  });
+
   test("rDNS, algorithm, type, name and labels, protection and delete", async () => {
     const id = await createLb({ labels: { "hcloud-ccm/service-uid": "u-1" } });
     const post = (action: string, body: unknown) => h.call("POST", `/load_balancers/${id}/actions/${action}`, body);
