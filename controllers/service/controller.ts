@@ -14,6 +14,7 @@ import { serviceControllerRateLimiter } from "../runtime/rate-limiters.ts";
 import { runWorkers, SyncResult } from "../runtime/run-workers.ts";
 import { WorkQueue } from "../runtime/workqueue.ts";
 import { ServiceCache } from "./cache.ts";
+import { pendingLoadBalancersMetric } from "./pending-metric.ts";
 import { classifySyncResult, enqueueOnAdd, enqueueOnNodeUpdate, enqueueOnUpdate, serviceKey } from "./plan.ts";
 import { type ServiceSyncDeps, syncNodes, syncService } from "./sync.ts";
 
@@ -93,6 +94,7 @@ export const startServiceController: StartController = (ctx): StartResult => {
 
   const running = ctx.metrics.runningManagedControllers.labels({ name: METRIC_NAME, manager: MANAGER_NAME });
   running.set(1);
+  const unwatch = pendingLoadBalancersMetric(ctx.registry).watch(services, classes);
   const deps = syncDeps(ctx, loadBalancer, services, nodes);
   const done = (async () => {
     try {
@@ -107,6 +109,7 @@ export const startServiceController: StartController = (ctx): StartResult => {
       serviceQueue.shutDown();
       nodeQueue.shutDown();
       for (const remove of removeHandlers) remove();
+      unwatch();
       running.set(0);
       logger.info("service controller stopped");
     }
