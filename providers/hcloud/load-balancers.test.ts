@@ -42,12 +42,17 @@ describe("hcloud LoadBalancer against the emulator", () => {
     expect(w.lb.getLoadBalancerName(ctx, "k", service())).toBe(DEFAULT_NAME);
   });
 
-  test("a second ensure of a converged load balancer writes nothing", async () => {
-    const w = await setUp();
+  test("a resync of a converged load balancer costs one call (the label lookup) and writes nothing", async () => {
+    const w = await setUp({ network: true });
     await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
     w.h.emulator.calls.reset();
     await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    await w.lb.updateLoadBalancer(ctx, "k", service(), w.nodes);
     expect(w.h.emulator.calls.writes()).toEqual([]);
+    expect(w.h.emulator.calls.snapshot()).toMatchObject({
+      total: 2,
+      byRoute: { "GET /v1/load_balancers": { calls: 2 } },
+    });
   });
 
   test("a private-network load balancer: attached to HCLOUD_NETWORK, its private IP in the ingress last", async () => {
