@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import type { LoadBalancerStatus, Node } from "../../kube/objects.ts";
 import type { LoadBalancer as EmulatedLB } from "../../sandbox/hcloud/state/types.ts";
-import { TOKEN } from "../../sandbox/hcloud/testing.ts";
+import { createServer, TOKEN } from "../../sandbox/hcloud/testing.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";
 import { createHcloudTransport } from "./api/client.ts";
@@ -303,6 +303,26 @@ describe("targets", () => {
     expect(w.only().targets.filter((t) => t.type === "ip")).toEqual([{ type: "ip", ip: { ip: robotServer.ip } }]);
     expect(w.warnings).toEqual([expect.stringContaining("Node stray has no hcloud:// or hrobot:// provider ID")]);
   });
+
+  const leftOut = [
+    ["a server off the network with use-private-ip", { [`${A}use-private-ip`]: "true" }, 1, 3, "HCLOUD_NETWORK"],
+    ["the type's target limit (lb11: 25)", {}, 23, 25, "target limit is reached"],
+  ] as const;
+
+  test.each(leftOut)(
+    "%s: that Node is left out with a warning, the others are served",
+    async (_n, annotations, extra, served, why) => {
+      const w = await setUp({ network: true });
+      const more: Node[] = [];
+      for (let i = 0; i < extra; i++)
+        more.push(node(`x${i}`, providerID(`hcloud://${await createServer(w.h, `x${i}`)}`)));
+      await w.lb.ensureLoadBalancer(ctx, "k", service(annotations), [...w.nodes, ...more]);
+      expect(w.only().services).toHaveLength(1);
+      expect(w.only().targets).toHaveLength(served);
+      expect(w.warnings).toHaveLength(3 + extra - served);
+      expect(w.warnings.every((m) => m.startsWith("TargetLeftOut: ") && m.includes(why))).toBe(true);
+    },
+  );
 
   test("a Node that leaves is removed, and switching use-private-ip replaces each server target", async () => {
     const w = await setUp({ network: true });

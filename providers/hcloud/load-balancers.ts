@@ -214,7 +214,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
     if (ops.length > 0) {
       logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${ops.map(describe).join(", ")}`);
     }
-    return applyOperations(ctx, lbs, lb, ops, (m) => warn(service, "MaxTargetsReached", m));
+    return applyOperations(ctx, lbs, lb, ops, (m) => warn(service, "TargetLeftOut", m));
   }
 
   return {
@@ -257,7 +257,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
         if (ops.length > 0) {
           logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${ops.map(describe).join(", ")}`);
         }
-        await applyOperations(ctx, lbs, lb, ops, (m) => warn(service, "MaxTargetsReached", m));
+        await applyOperations(ctx, lbs, lb, ops, (m) => warn(service, "TargetLeftOut", m));
       });
     },
 

@@ -3,8 +3,8 @@
  * the end of its action), then reads the load balancer again when anything changed, and says what its status is.
  *
  * A repeated operation whose first answer was lost (the kit retries actions after a 5xx) is refused by the API with
- * a code meaning "already so": those count as done. A target over the type's limit is a warning, not a failure, so
- * the rest of the Service is still served (hccm's `MaxTargetsReached`).
+ * a code meaning "already so": those count as done. A target the API will not take (the type's limit, a server off
+ * the network or gone) is a warning, not a failure, so the rest of the Service is still served.
  */
 import type { LoadBalancerIngress, LoadBalancerStatus } from "../../../kube/objects.ts";
 import type { CallContext } from "../../cloud.ts";
@@ -41,6 +41,16 @@ const ALREADY: Partial<Record<Operation["op"], readonly string[]>> = {
   removeTarget: ["target_not_found", "not_found"],
 };
 
+/**
+ * Why one Node's target cannot be added, by the API's code: it is left out with a warning and the others still go
+ * in, so one broken Node does not stall a Service's every other change (hccm's `MaxTargetsReached` is the first).
+ */
+const TARGET_LEFT_OUT: Readonly<Record<string, string>> = {
+  resource_limit_exceeded: "the load balancer type's target limit is reached (a larger type holds more)",
+  server_not_attached_to_network: "the server is not attached to HCLOUD_NETWORK, which use-private-ip needs",
+  not_found: "the server no longer exists",
+};
+
 const codeOf = (err: unknown) => (err instanceof CloudApiError ? err.code : undefined);
 
 /**
@@ -64,8 +74,9 @@ export async function applyOperations(
         await api.updateService(ctx, lb.id, op.service);
         continue;
       }
-      if (op.op === "addTarget" && code === "resource_limit_exceeded") {
-        warn(`the load balancer ${lb.name} holds no more targets (its type's limit): ${describeTarget(op)} left out`);
+      const why = op.op === "addTarget" && code !== undefined ? TARGET_LEFT_OUT[code] : undefined;
+      if (op.op === "addTarget" && why !== undefined) {
+        warn(`load balancer ${lb.name}: ${describeTarget(op)} is left out: ${why}`);
         continue;
       }
       throw new Error(`${describe(op)} on load balancer ${lb.id} (${lb.name}): ${(err as Error).message}`, {
