@@ -77,7 +77,7 @@ describe("the command", () => {
     expect(r.err).toContain('"cloud-controller-manager" does not take any arguments, got [extra]');
     expect(r.err).toContain("--concurrent-service-syncs must be at least 1, got 0");
     expect(r.err).toContain('--node-monitor-period must be greater than 0, got "-1s"');
-    expect(r.err).toContain("--cloud-provider cannot be empty");
+    expect(r.err).toContain("--cloud-provider is required: one of acme, untagged");
     expect(r.managed).toBeUndefined();
   });
 

@@ -226,7 +226,10 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     values.set("cloud-provider", choice.name);
   }
   const built = buildOptions(values);
-  if (!built.ok) errors.push(...built.errors);
+  if (!built.ok)
+    errors.push(
+      ...built.errors.map((e) => (e.startsWith("--cloud-provider is required") ? providerRequired(input) : e)),
+    );
   const providerName = values.get("cloud-provider");
   if (providerName && !input.registry.has(providerName)) {
     errors.push(
@@ -282,6 +285,14 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     logger.warn("detected a cluster without a ClusterID; a ClusterID will be required in the future");
   }
   return input.runManager({ options, provider, logger, signal: input.signal, metrics });
+}
+
+/** A run without --cloud-provider: the providers to choose from, and the sandbox for a first look. */
+function providerRequired(input: CliInput): string {
+  const sandbox = input.subcommands?.sandbox
+    ? `; for a first look without a cloud, run '${input.binaryName} sandbox'`
+    : "";
+  return `--cloud-provider is required: one of ${input.registry.names().join(", ") || "none"}${sandbox}`;
 }
 
 /** The files named on the command line that cannot be read, each with what to do; checked before anything starts. */

@@ -120,7 +120,11 @@ describe("buildOptions", () => {
   });
 
   test.each([
-    ["an empty provider", ["--cloud-provider="], "--cloud-provider cannot be empty"],
+    [
+      "an empty provider",
+      ["--cloud-provider="],
+      "--cloud-provider is required: name the cloud provider to run (--help lists them)",
+    ],
     ["an unknown controller", ["--controllers=*,-nodeipam"], '"nodeipam" is not in the list of known controllers'],
     ["a lock other than leases", ["--leader-elect-resource-lock=endpoints"], 'resourceLock value must be "leases"'],
     ["an unknown webhook", ["--webhooks=foo"], '"foo" is not in the list of known webhooks'],

@@ -153,7 +153,7 @@ const OptionsSchema = v.pipe(
   v.object({
     "cloud-provider": v.pipe(
       v.string(),
-      v.check((s) => s !== "", "--cloud-provider cannot be empty"),
+      v.check((s) => s !== "", "--cloud-provider is required: name the cloud provider to run (--help lists them)"),
     ),
     "cloud-config": str,
     "allow-untagged-cloud": bool("allow-untagged-cloud"),
