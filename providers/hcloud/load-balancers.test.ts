@@ -384,14 +384,15 @@ describe("faults: exactly one load balancer, none leaked", () => {
     expect(w.world.loadBalancers.size).toBe(0);
   });
 
-  test("a create whose answer is lost (after the API made it) leaves one load balancer, found by its label", async () => {
+  /** The emulators, and the load balancers' transport losing the first answer to a POST whose path ends so. */
+  async function losingFirst(suffix: string, o: { network?: boolean } = {}) {
     e = startEmulators();
     let lose = 1;
     const losing: typeof fetch = Object.assign(
       async (input: Request | string | URL, init?: RequestInit) => {
         const answer = await fetch(input, init);
         const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-        if (lose > 0 && init?.method === "POST" && url.endsWith("/load_balancers")) {
+        if (lose > 0 && init?.method === "POST" && url.endsWith(suffix)) {
           lose--;
           return new Response("bad gateway", { status: 502 });
         }
@@ -409,7 +410,11 @@ describe("faults: exactly one load balancer, none leaked", () => {
       random: () => 0.5,
       fetch: losing,
     });
-    const w = await startLB(e, { transport });
+    return startLB(e, { transport, network: o.network ?? false });
+  }
+
+  test("a create whose answer is lost (after the API made it) leaves one load balancer, found by its label", async () => {
+    const w = await losingFirst("/load_balancers");
     const first = await rejection(() => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes));
     expect(first.message).toContain("502");
     expect(w.world.loadBalancers.size).toBe(1);
@@ -417,6 +422,24 @@ describe("faults: exactly one load balancer, none leaked", () => {
     expect(w.world.loadBalancers.size).toBe(1);
     expect(w.only().targets).toHaveLength(3);
   });
+
+  const actions = [
+    ["add_service", {}, false],
+    ["add_target", {}, false],
+    ["attach_to_network", { [`${A}private-ipv4`]: "10.0.1.77" }, true],
+  ] as const;
+
+  test.each(actions)(
+    "an action whose answer is lost (%s) is sent again and its 'already so' counts as done",
+    async (command, annotations, network) => {
+      const w = await losingFirst(`/actions/${command}`, { network });
+      await w.lb.ensureLoadBalancer(ctx, "k", service(annotations), w.nodes);
+      const made = w.only();
+      expect(made.services).toHaveLength(1);
+      expect(made.targets).toHaveLength(3);
+      if (network) expect(made.private_net).toEqual([{ network: w.net, ip: "10.0.1.77" }]);
+    },
+  );
 });
 
 describe("HCLOUD_LOAD_BALANCERS_* settings are the defaults", () => {
