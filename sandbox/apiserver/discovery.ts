@@ -5,8 +5,9 @@
  * documents. OpenAPI: `kubectl apply` (with its default `--validate=strict`) asks OpenAPI v3 whether each kind's
  * PATCH takes `fieldValidation`, and fails when it cannot find out; the v3 documents here declare exactly that and
  * no schemas. They list only merge and JSON patch bodies, so kubectl computes strategic patches from its
- * compiled-in types (it would otherwise try to read merge keys from schemas we do not serve). `/openapi/v2` is
- * 404, which kubectl tolerates; `kubectl explain` therefore does not work.
+ * compiled-in types (it would otherwise try to read merge keys from schemas we do not serve). `/openapi/v2` is an
+ * empty document (no paths, no definitions): kubectl 1.20's `edit` fails without one, and with it falls back to
+ * its compiled-in types too. `kubectl explain` does not work.
  */
 import { groupVersions, RESOURCES, type ResourceDef } from "./resources.ts";
 
@@ -139,4 +140,29 @@ export const openApiV3Document = (path: string): object | undefined => {
     paths,
     components: { schemas: {} },
   };
+};
+
+/** `/openapi/v2` as JSON: a Swagger 2.0 document with no paths and no definitions. */
+export const openApiV2Document = (): object => ({
+  swagger: "2.0",
+  info: { title: "Kubernetes (ccm-ts sandbox)", version: KUBERNETES_VERSION.gitVersion },
+  paths: {},
+});
+
+/** The media type client-go asks `/openapi/v2` for: gnostic's openapi.v2.Document in protobuf. */
+export const OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+
+/**
+ * The same document as gnostic's `openapi.v2.Document` protobuf (swagger = 1, info = 2 {title = 1, version = 2},
+ * paths = 8), which kubectl 1.20 reads.
+ */
+export const openApiV2Protobuf = (): Uint8Array => {
+  // Every length here is below 128, so it is one varint byte.
+  const field = (n: number, bytes: Uint8Array): number[] => [(n << 3) | 2, bytes.length, ...bytes];
+  const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+  const info = new Uint8Array([
+    ...field(1, text("Kubernetes (ccm-ts sandbox)")),
+    ...field(2, text(KUBERNETES_VERSION.gitVersion)),
+  ]);
+  return new Uint8Array([...field(1, text("2.0")), ...field(2, info), ...field(8, new Uint8Array())]);
 };

@@ -50,7 +50,8 @@ const OBJECT_TYPES = ["application/json", "application/yaml", PROTOBUF];
  * types, 400 for a body that does not parse.
  */
 const readBody = async (req: Request, accepted: readonly string[]): Promise<unknown> => {
-  const type = mediaType(req);
+  // No Content-Type is JSON, as the real server takes it (kubectl 1.20's create sends none).
+  const type = mediaType(req) || (accepted.includes("application/json") ? "application/json" : "");
   if (!accepted.includes(type)) throw unsupportedMediaType(accepted);
   if (type === PROTOBUF) {
     // Loaded on the first protobuf body: a manager that only sends JSON never pays for the tables.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Reader } from "./protobuf/wire.ts";
 import { type ApiServer, startApiServer } from "./server.ts";
 import { call, client, type Json, node } from "./testing.ts";
 
@@ -131,6 +132,33 @@ describe("discovery", () => {
     ]);
     expect(apps[2]).toMatchObject({ group: "autoscaling", version: "v1" });
     expect((await get("/apis/batch/v1")).status).toBe(404);
+  });
+
+  test("/openapi/v2 is an empty Swagger document, as JSON or as the protobuf client-go asks for", async () => {
+    expect((await get("/openapi/v2")).body).toEqual({
+      swagger: "2.0",
+      info: { title: "Kubernetes (ccm-ts sandbox)", version: "v1.32.0" },
+      paths: {},
+    });
+    const r = await fetch(`${server.url}/openapi/v2`, {
+      headers: {
+        authorization: "Bearer t-admin",
+        accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+      },
+    });
+    expect(r.headers.get("content-type")).toBe("application/octet-stream");
+    const fields: [number, string][] = [];
+    const reader = new Reader(new Uint8Array(await r.arrayBuffer()));
+    while (!reader.done) {
+      const { field } = reader.tag();
+      fields.push([field, field === 2 ? "(info)" : reader.string()]);
+      if (field === 2) reader.bytes();
+    }
+    expect(fields).toEqual([
+      [1, "2.0"],
+      [2, "(info)"],
+      [8, ""],
+    ]);
   });
 
   test("an unknown path is 404 with the real message", async () => {

@@ -335,3 +335,14 @@ describe("service allocation", () => {
     expect((await api.post("/api/v1/namespaces/default/services", taken)).status).toBe(422);
   });
 });
+
+describe("request bodies without a Content-Type", () => {
+  test("a create is read as JSON, as the real server reads it (kubectl 1.20 sends none)", async () => {
+    const r = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, {
+      method: "POST",
+      body: new TextEncoder().encode(JSON.stringify({ metadata: { name: "no-content-type" }, data: { a: "b" } })),
+    });
+    expect(r.status).toBe(201);
+    expect(await r.json()).toMatchObject({ metadata: { name: "no-content-type" }, data: { a: "b" } });
+  });
+});

@@ -14,6 +14,9 @@ import {
   apiGroupList,
   apiResourceList,
   apiVersions,
+  OPENAPI_V2_PROTOBUF,
+  openApiV2Document,
+  openApiV2Protobuf,
   openApiV3Document,
   openApiV3Root,
   versionInfo,
@@ -118,6 +121,10 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
       }
       if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
       if (HEALTH_PATHS.test(url.pathname)) return respond(200, "ok", "text/plain; charset=utf-8");
+      if (url.pathname === "/openapi/v2" && req.headers.get("accept")?.includes(OPENAPI_V2_PROTOBUF)) {
+        // Not the media type asked for: Go's mime parser (client-go's) refuses its `@`.
+        return new Response(openApiV2Protobuf(), { headers: { "content-type": "application/octet-stream" } });
+      }
       const doc = discoveryDocument(url, route);
       if (!doc) throw pathNotFound();
       return respond(200, JSON.stringify(doc));
@@ -130,6 +137,7 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
 
   const discoveryDocument = (url: URL, route: ReturnType<typeof parseRoute>): object | undefined => {
     if (url.pathname === "/version") return versionInfo();
+    if (url.pathname === "/openapi/v2") return openApiV2Document();
     if (url.pathname === "/openapi/v3") return openApiV3Root();
     if (url.pathname.startsWith("/openapi/v3/")) return openApiV3Document(url.pathname.slice("/openapi/v3/".length));
     switch (route.kind) {
