@@ -2,16 +2,12 @@
  * What the simulated cloud can be made to say about a machine (docs/sandbox.md, "Saying what a provider may say"),
  * as the provider passes it on: `null` metadata while pending, no provider ID, additional labels.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { MachineSpec } from "../../sandbox/cloud/types.ts";
 import { createInstances } from "./instances.ts";
-import { node, startTestCloud, type TestCloud } from "./testing.ts";
+import { node, useTestCloud } from "./testing.ts";
 
-let t: TestCloud;
-beforeEach(() => {
-  t = startTestCloud();
-});
-afterEach(() => t.stop());
+const t = useTestCloud();
 
 const labels = { "example.com/rack": "r1", "kubernetes.io/hostname": "other", "node.k8s.io/x": "y" };
 

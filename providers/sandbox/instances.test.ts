@@ -1,15 +1,11 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createMachines } from "../../sandbox/cloud/fixtures.ts";
 import { findInCauseChain, InstanceNotFoundError, isError, RetryError } from "../errors.ts";
 import { rejection } from "../testing.ts";
 import { createInstances } from "./instances.ts";
-import { node, startTestCloud, type TestCloud } from "./testing.ts";
+import { node, useTestCloud } from "./testing.ts";
 
-let t: TestCloud;
-beforeEach(() => {
-  t = startTestCloud();
-});
-afterEach(() => t.stop());
+const t = useTestCloud();
 
 describe("instanceMetadata", () => {
   test("finds a node without provider ID by name and reports everything the node controller writes", async () => {

@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createMachines } from "../../sandbox/cloud/fixtures.ts";
 import type { CloudProvider } from "../cloud.ts";
 import { InstanceNotFoundError, isError, NotImplementedError } from "../errors.ts";
 import { rejection } from "../testing.ts";
 import { createLegacyInstances } from "./legacy-instances.ts";
 import { sandboxProvider } from "./provider.ts";
-import { startTestCloud, type TestCloud } from "./testing.ts";
+import { useTestCloud } from "./testing.ts";
 
-let t: TestCloud;
-beforeEach(() => {
-  t = startTestCloud();
-});
-afterEach(() => t.stop());
+const t = useTestCloud();
 
 describe("the legacy Instances and Zones", () => {
   test("answer by name and by provider ID alike", async () => {

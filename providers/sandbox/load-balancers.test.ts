@@ -1,16 +1,12 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { defaultLoadBalancerName } from "../cloud.ts";
 import { findInCauseChain, RetryError } from "../errors.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";
 import { createLoadBalancers } from "./load-balancers.ts";
-import { node, service, startTestCloud, type TestCloud } from "./testing.ts";
+import { node, service, useTestCloud } from "./testing.ts";
 
-let t: TestCloud;
-beforeEach(() => {
-  t = startTestCloud();
-});
-afterEach(() => t.stop());
+const t = useTestCloud();
 
 const uid = "12345678-90ab-cdef-1234-567890abcdef";
 const web = service("web", uid, [

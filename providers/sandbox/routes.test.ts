@@ -1,12 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createRoutes, routeName } from "./routes.ts";
-import { startTestCloud, type TestCloud } from "./testing.ts";
+import { useTestCloud } from "./testing.ts";
 
-let t: TestCloud;
-beforeEach(() => {
-  t = startTestCloud();
-});
-afterEach(() => t.stop());
+const t = useTestCloud();
 
 const hint = "6f1c9a2e-0b7d-4c55-9e0f-1a2b3c4d5e6f";
 

@@ -2,7 +2,7 @@
  * Test support for the sandbox provider's tests: a real simulated cloud on loopback and the provider's HTTP
  * client pointed at it (no mocks), plus small Node and Service builders. Not imported by the provider itself.
  */
-
+import { afterEach, beforeEach } from "bun:test";
 import type { Node, Service } from "../../kube/objects.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../../sandbox/cloud/server.ts";
 import type { CallContext } from "../cloud.ts";
@@ -43,6 +43,24 @@ export function startTestCloud(options: { timeoutMs?: number } = {}): TestCloud 
     },
     stop: () => cloud.stop(),
   };
+}
+
+/**
+ * Registers hooks that give every test of the file a fresh test cloud, stopped after it; call at the top level.
+ * The returned object reads the current test's cloud.
+ */
+export function useTestCloud(): TestCloud {
+  let current: TestCloud | undefined;
+  beforeEach(() => {
+    current = startTestCloud();
+  });
+  afterEach(() => current?.stop());
+  return new Proxy({} as TestCloud, {
+    get(_, key: keyof TestCloud) {
+      if (!current) throw new Error("useTestCloud: used outside a test");
+      return current[key];
+    },
+  });
 }
 
 /** The conformance suite's hooks over a test cloud: machines changed through its own state, as an operator would. */
