@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { Registry } from "prom-client";
 import type { LoadBalancerStatus, Node } from "../../kube/objects.ts";
 import type { LoadBalancer as EmulatedLB } from "../../sandbox/hcloud/state/types.ts";
-import { createServer, TOKEN } from "../../sandbox/hcloud/testing.ts";
+import { createServer } from "../../sandbox/hcloud/testing.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";
-import { createHcloudTransport } from "./api/client.ts";
 import { SERVICE_UID_LABEL } from "./api/load-balancers.ts";
-import { A, ctx, type LBSetup, service, startLB, UID } from "./lb/testing.ts";
+import { A, ctx, DEFAULT_NAME, type LBSetup, service, startLB, UID } from "./lb/testing.ts";
 import { addresses, type Emulators, node, providerID, startEmulators } from "./testing.ts";
 
 let e: Emulators | undefined;
@@ -20,8 +18,6 @@ async function setUp(o: LBSetup = {}) {
   e = startEmulators();
   return startLB(e, o);
 }
-
-const DEFAULT_NAME = `a${UID.replaceAll("-", "")}`.slice(0, 32);
 
 describe("hcloud LoadBalancer against the emulator", () => {
   test("creates a labelled load balancer with a TCP listener and every Node as a server target", async () => {
@@ -189,106 +185,6 @@ describe("refusals: nothing is written", () => {
   });
 });
 
-describe("ownership and adoption", () => {
-  /** A load balancer as hccm leaves it: its name, its label, a TCP service with a TCP check, server targets. */
-  async function hccmShaped(w: Awaited<ReturnType<typeof setUp>>, labels: Record<string, string>) {
-    const made = await w.h.call("POST", "/load_balancers", {
-      name: DEFAULT_NAME,
-      load_balancer_type: "lb11",
-      location: "fsn1",
-      labels,
-    });
-    const id = made.body.load_balancer.id as number;
-    await w.h.call("POST", `/load_balancers/${id}/actions/add_service`, {
-      protocol: "tcp",
-      listen_port: 80,
-      destination_port: 30080,
-      proxyprotocol: false,
-      health_check: { protocol: "tcp", port: 30080, interval: 15, timeout: 10, retries: 3 },
-    });
-    for (const server of w.ids) {
-      await w.h.call("POST", `/load_balancers/${id}/actions/add_target`, {
-        type: "server",
-        server: { id: server },
-        use_private_ip: false,
-      });
-    }
-    return { id, ip: made.body.load_balancer.public_net.ipv4.ip as string };
-  }
-
-  test("an hccm load balancer is taken over with no write at all: same ID, same IP", async () => {
-    const w = await setUp();
-    const { id, ip } = await hccmShaped(w, { [SERVICE_UID_LABEL]: UID });
-    w.h.emulator.calls.reset();
-    const status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
-    expect(w.h.emulator.calls.writes()).toEqual([]);
-    expect(w.only().id).toBe(id);
-    expect(status.ingress?.[0]?.ip).toBe(ip);
-  });
-
-  test("what no annotation or setting asks for is left as hccm left it: type, algorithm, rDNS, location", async () => {
-    const w = await setUp();
-    const { id } = await hccmShaped(w, { [SERVICE_UID_LABEL]: UID });
-    for (const [command, body] of [
-      ["change_type", { load_balancer_type: "lb21" }],
-      ["change_algorithm", { type: "least_connections" }],
-      ["change_dns_ptr", { ip: w.only().public_net.ipv4.ip, dns_ptr: "by-hand.example.com" }],
-    ] as const) {
-      expect((await w.h.call("POST", `/load_balancers/${id}/actions/${command}`, body)).status).toBe(201);
-    }
-    w.h.emulator.calls.reset();
-    await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}location`]: "nbg1" }), w.nodes);
-    expect(w.h.emulator.calls.writes()).toEqual([]);
-    expect(w.only()).toMatchObject({
-      load_balancer_type: { name: "lb21" },
-      algorithm: { type: "least_connections" },
-      public_net: { ipv4: { dns_ptr: "by-hand.example.com" } },
-      location: { name: "fsn1" },
-    });
-  });
-
-  test("one found only by name, without a label, is labelled and kept: one PUT, no create, no delete", async () => {
-    const w = await setUp();
-    const { id } = await hccmShaped(w, {});
-    w.h.emulator.calls.reset();
-    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
-    expect(w.h.emulator.calls.writes().map((c) => `${c.method} ${c.path}`)).toEqual([`PUT /v1/load_balancers/${id}`]);
-    expect(w.only().labels).toEqual({ [SERVICE_UID_LABEL]: UID });
-  });
-
-  test("one with this name but another Service's label is a conflict, not adopted", async () => {
-    const w = await setUp();
-    await hccmShaped(w, { [SERVICE_UID_LABEL]: "someone-else" });
-    w.h.emulator.calls.reset();
-    const err = await rejection(() => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes));
-    expect(err.message).toContain("belongs to another Service");
-    expect(w.h.emulator.calls.writes()).toEqual([]);
-    expect(w.only().labels).toEqual({ [SERVICE_UID_LABEL]: "someone-else" });
-  });
-
-  test("renaming with the name annotation keeps the load balancer", async () => {
-    const w = await setUp();
-    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
-    const id = w.only().id;
-    await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}name`]: "renamed" }), w.nodes);
-    expect(w.only()).toMatchObject({ id, name: "renamed" });
-  });
-
-  test("two load balancers with this Service's label is an error naming both", async () => {
-    const w = await setUp();
-    for (const name of ["one", "two"]) {
-      await w.h.call("POST", "/load_balancers", {
-        name,
-        load_balancer_type: "lb11",
-        location: "fsn1",
-        labels: { [SERVICE_UID_LABEL]: UID },
-      });
-    }
-    const err = await rejection(() => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes));
-    expect(err.message).toMatch(/\(one\).*\(two\)/);
-  });
-});
-
 describe("targets", () => {
   test("Robot Nodes are IP targets with Robot's main IP; Nodes without a usable provider ID are warned about", async () => {
     const w = await setUp({ robot: true });
@@ -332,114 +228,6 @@ describe("targets", () => {
       w.ids.slice(0, 2).map((id) => ({ type: "server", server: { id }, use_private_ip: true })),
     );
   });
-});
-
-describe("faults: exactly one load balancer, none leaked", () => {
-  const faults = [
-    ["429 on every first call of a kind", "rate_limit_exceeded"],
-    ["locked", "locked"],
-    ["5xx", "server_error"],
-  ] as const;
-
-  test.each(faults)("%s", async (_name, code) => {
-    const w = await setUp({ network: true });
-    const prefixes = ["/load_balancers", "/networks", "/certificates"];
-    const methods = ["GET", "POST", "PUT"] as const;
-    w.h.emulator.faults.set({
-      latencyMs: 0,
-      errorRate: 0,
-      failNext: prefixes.flatMap((pathPrefix) => methods.map((method) => ({ method, pathPrefix, code, count: 1 }))),
-      failActions: [],
-    });
-    // The service controller calls again after a failure; a few rounds must converge on one load balancer.
-    let status: unknown;
-    for (let round = 0; round < 6 && status === undefined; round++) {
-      status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes).catch(() => undefined);
-    }
-    expect(status).toBeDefined();
-    expect(w.world.loadBalancers.size).toBe(1);
-    expect(w.only().targets).toHaveLength(3);
-  });
-
-  test("a 5xx on a fifth of all calls, at random: the syncs that succeed leave one load balancer", async () => {
-    const w = await setUp({ network: true });
-    w.h.emulator.faults.set({ latencyMs: 0, errorRate: 0.2, failNext: [], failActions: [] });
-    let succeeded = 0;
-    for (let round = 0; round < 10; round++) {
-      const svc = service(round % 2 === 0 ? {} : { [`${A}algorithm-type`]: "least_connections" });
-      if (
-        await w.lb.ensureLoadBalancer(ctx, "k", svc, w.nodes).then(
-          () => true,
-          () => false,
-        )
-      )
-        succeeded++;
-    }
-    w.h.emulator.faults.set({ latencyMs: 0, errorRate: 0, failNext: [], failActions: [] });
-    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
-    expect(succeeded).toBeGreaterThan(0);
-    expect(w.world.loadBalancers.size).toBe(1);
-    expect(w.only().targets).toHaveLength(3);
-    await w.lb.ensureLoadBalancerDeleted(ctx, "k", service());
-    expect(w.world.loadBalancers.size).toBe(0);
-  });
-
-  /** The emulators, and the load balancers' transport losing the first answer to a POST whose path ends so. */
-  async function losingFirst(suffix: string, o: { network?: boolean } = {}) {
-    e = startEmulators();
-    let lose = 1;
-    const losing: typeof fetch = Object.assign(
-      async (input: Request | string | URL, init?: RequestInit) => {
-        const answer = await fetch(input, init);
-        const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-        if (lose > 0 && init?.method === "POST" && url.endsWith(suffix)) {
-          lose--;
-          return new Response("bad gateway", { status: 502 });
-        }
-        return answer;
-      },
-      { preconnect: fetch.preconnect },
-    );
-    const transport = createHcloudTransport({
-      token: TOKEN,
-      endpoint: e.h.emulator.endpoint,
-      metrics: new Registry(),
-      rateLimit: { qps: 0, burst: 1 },
-      now: e.h.clock.now,
-      sleep: e.h.clock.sleep,
-      random: () => 0.5,
-      fetch: losing,
-    });
-    return startLB(e, { transport, network: o.network ?? false });
-  }
-
-  test("a create whose answer is lost (after the API made it) leaves one load balancer, found by its label", async () => {
-    const w = await losingFirst("/load_balancers");
-    const first = await rejection(() => w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes));
-    expect(first.message).toContain("502");
-    expect(w.world.loadBalancers.size).toBe(1);
-    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
-    expect(w.world.loadBalancers.size).toBe(1);
-    expect(w.only().targets).toHaveLength(3);
-  });
-
-  const actions = [
-    ["add_service", {}, false],
-    ["add_target", {}, false],
-    ["attach_to_network", { [`${A}private-ipv4`]: "10.0.1.77" }, true],
-  ] as const;
-
-  test.each(actions)(
-    "an action whose answer is lost (%s) is sent again and its 'already so' counts as done",
-    async (command, annotations, network) => {
-      const w = await losingFirst(`/actions/${command}`, { network });
-      await w.lb.ensureLoadBalancer(ctx, "k", service(annotations), w.nodes);
-      const made = w.only();
-      expect(made.services).toHaveLength(1);
-      expect(made.targets).toHaveLength(3);
-      if (network) expect(made.private_net).toEqual([{ network: w.net, ip: "10.0.1.77" }]);
-    },
-  );
 });
 
 describe("HCLOUD_LOAD_BALANCERS_* settings are the defaults", () => {

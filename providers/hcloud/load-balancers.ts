@@ -73,9 +73,6 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
   const { lbs, config, logger } = deps;
   const annotations = hcloudAnnotations(config.loadBalancers);
 
-  const nameOf = (service: Service, values?: HcloudAnnotationValues) =>
-    (values ?? annotations.parse(service)).name ?? defaultLoadBalancerName(service);
-
   async function step<T>(op: string, service: Service, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -241,7 +238,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
       return step("ensure", service, async () => {
         const values = annotations.parse(service);
         const desired = await desiredFor(ctx, service, values, nodes);
-        const lb = (await find(ctx, service, nameOf(service, values))) ?? (await create(ctx, service, desired));
+        const lb = (await find(ctx, service, desired.name)) ?? (await create(ctx, service, desired));
         const now = await converge(ctx, service, lb, desired);
         return statusOf(now, { ...desired.ingress, proxyProtocol: desired.proxyProtocol });
       });
@@ -251,7 +248,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
       await step("update", service, async () => {
         const values = annotations.parse(service);
         const desired = await desiredFor(ctx, service, values, nodes);
-        const lb = await find(ctx, service, nameOf(service, values));
+        const lb = await find(ctx, service, desired.name);
         if (!lb) return;
         const ops = planLoadBalancer(lb, desired).filter((o) => o.op === "addTarget" || o.op === "removeTarget");
         if (ops.length > 0) {

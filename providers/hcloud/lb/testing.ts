@@ -20,6 +20,8 @@ import { type Emulators, node, providerID } from "../testing.ts";
 export const ctx: CallContext = { signal: new AbortController().signal };
 export const A = "load-balancer.hetzner.cloud/";
 export const UID = "11111111-2222-3333-4444-555555555555";
+/** Kubernetes' default name for the Service with `UID`. */
+export const DEFAULT_NAME = `a${UID.replaceAll("-", "")}`.slice(0, 32);
 
 export interface LBSetup {
   /** `HCLOUD_*` settings beside `HCLOUD_LOAD_BALANCERS_LOCATION=fsn1` (`undefined` leaves that one out). */
