@@ -184,6 +184,16 @@ describe("desiredLoadBalancer", () => {
   const refusals: readonly (readonly [string, Case, string])[] = [
     ["use-private-ip without a network", { annotations: { [`${A}use-private-ip`]: "true" } }, "set HCLOUD_NETWORK"],
     ["a port without a NodePort", { ports: [{ port: 80, protocol: "TCP" }] }, "port 80 has no nodePort"],
+    [
+      "no public interface without a network",
+      { annotations: { [`${A}disable-public-network`]: "true" } },
+      "reachable only over a private network: set HCLOUD_NETWORK",
+    ],
+    [
+      "no public interface while targets use public IPs",
+      { annotations: { [`${A}disable-public-network`]: "true" }, input: { networkID: 5 } },
+      `needs ${A}use-private-ip=true`,
+    ],
   ];
 
   test.each(refusals)("refuses %s, saying what to change", (_name, c, message) => {

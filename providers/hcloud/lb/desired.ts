@@ -94,6 +94,16 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
       `${key("use-private-ip")} (or HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP) needs a private network: set HCLOUD_NETWORK`,
     );
   }
+  if (a.disablePublicNetwork && input.networkID === undefined) {
+    throw new LoadBalancerSpecError(
+      `${key("disable-public-network")} (or HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK) leaves the load balancer reachable only over a private network: set HCLOUD_NETWORK`,
+    );
+  }
+  if (a.disablePublicNetwork && !a.usePrivateIP) {
+    throw new LoadBalancerSpecError(
+      `${key("disable-public-network")} needs ${key("use-private-ip")}=true (or HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP): without a public interface the load balancer reaches its targets over the network only`,
+    );
+  }
   const create: DesiredCreate = {
     type: a.type,
     ...placement(a),
