@@ -3,6 +3,10 @@
  * kubelets that register them, a LoadBalancer Service, and (unless `--controllers=false`) the real controllers
  * in-process with the `sandbox` provider. It writes a kubeconfig and a cloud-config, prints where they are and
  * how to watch, shows progress, and runs until interrupted (or until ready, with `--exit-when-ready`).
+ *
+ * `--cloud=hcloud` adds the Hetzner Cloud API emulator with one server per machine (same names, in network `k8s`)
+ * and runs the `hcloud` provider against it instead; it prints the `HCLOUD_*` environment and the command to run
+ * `hcloud-cloud-controller-manager` against it yourself.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,6 +21,7 @@ import { loadTransport } from "../kube/transport.ts";
 import { startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { type HcloudSandboxProject, startHcloudSandboxProject } from "../sandbox/hcloud/sandbox-project.ts";
 import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
 import { watchProgress } from "../sandbox/progress.ts";
 import { parseArgv } from "./argv.ts";
@@ -50,13 +55,18 @@ export const sandboxCommand: Subcommand = (env) =>
         description: "where to write kubeconfig and cloud.yaml (default: a new temporary folder)",
       },
       port: { type: "string", default: "0", description: "API server port (0: any free port)" },
+      cloud: {
+        type: "string",
+        default: "sandbox",
+        description: "the cloud to run the provider against: sandbox, or hcloud (the Hetzner Cloud API emulator)",
+      },
       "exit-when-ready": { type: "boolean", default: false, description: "stop once every node and Service is ready" },
       v: { type: "string", default: "0", description: "log verbosity for the controllers" },
     },
     run: async ({ args }) => {
       const print = (line: string) => process.stdout.write(`${line}\n`);
       const errors: string[] = [];
-      const known = new Set(["nodes", "services", "controllers", "dir", "port", "exit-when-ready", "v", "_"]);
+      const known = new Set(["nodes", "services", "controllers", "dir", "port", "cloud", "exit-when-ready", "v", "_"]);
       for (const key of Object.keys(args)) {
         if (!known.has(key) && !/[A-Z]/.test(key)) errors.push(`unknown flag: --${key}`);
       }
@@ -67,6 +77,11 @@ export const sandboxCommand: Subcommand = (env) =>
       for (const v of [nodes, services, port]) if (typeof v === "string") errors.push(v);
       if (controllers !== "true" && controllers !== "false")
         errors.push(`--controllers must be true or false, got "${controllers}"`);
+      const cloudName = String(args.cloud);
+      if (cloudName !== "sandbox" && cloudName !== "hcloud")
+        errors.push(`--cloud must be sandbox or hcloud, got "${cloudName}"`);
+      if (cloudName === "hcloud" && typeof nodes === "number" && nodes > HCLOUD_MAX_NODES)
+        errors.push(`--nodes must be at most ${HCLOUD_MAX_NODES} with --cloud=hcloud, got ${nodes}`);
       if (errors.length > 0 || typeof nodes !== "number" || typeof services !== "number" || typeof port !== "number") {
         process.stderr.write(`error: sandbox: ${errors.join("; ")}\n`);
         return 1;
@@ -84,11 +99,21 @@ export const sandboxCommand: Subcommand = (env) =>
       const cloudConfig = join(dir, "cloud.yaml");
       await api.writeKubeconfig(kubeconfig);
       await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: ${cloudToken}\n`, { mode: 0o600 });
+      const machines = createMachines(cloud.state, nodes);
+      const hcloud =
+        cloudName === "hcloud"
+          ? startHcloudSandboxProject({ servers: machines.map((m) => m.name), logger: logger.withTag("hcloud") })
+          : undefined;
       try {
         print(`Kubernetes API:  ${api.url}`);
         print(`kubeconfig:      ${kubeconfig}`);
-        print(`cloud-config:    ${cloudConfig}`);
-        print(`simulated cloud: ${cloud.url}/v1 (docs/sandbox.md)`);
+        if (hcloud) {
+          print(`hcloud emulator: ${hcloud.emulator.endpoint} (docs/emulators.md), network k8s, ${nodes} servers`);
+          for (const [key, value] of Object.entries(hcloud.env)) print(`  ${key}=${value}`);
+        } else {
+          print(`cloud-config:    ${cloudConfig}`);
+          print(`simulated cloud: ${cloud.url}/v1 (docs/sandbox.md)`);
+        }
         // kubectl watches one resource type at a time (`get nodes,services -w` is refused): one line each.
         print(`watch it:        kubectl --kubeconfig ${kubeconfig} get nodes -o wide -w`);
         print(`                 kubectl --kubeconfig ${kubeconfig} get services -o wide -w`);
@@ -100,11 +125,12 @@ export const sandboxCommand: Subcommand = (env) =>
         if (controllers === "false") {
           print("run the controllers yourself:");
           print(
-            `  ${env.binaryName} --cloud-provider=sandbox --cloud-config=${cloudConfig} --kubeconfig=${kubeconfig} --cluster-cidr=${SANDBOX_CLUSTER_CIDR} --leader-elect=false --secure-port=0`,
+            hcloud
+              ? `  ${hcloudCommandLine(hcloud, kubeconfig)}`
+              : `  ${env.binaryName} --cloud-provider=sandbox --cloud-config=${cloudConfig} --kubeconfig=${kubeconfig} --cluster-cidr=${SANDBOX_CLUSTER_CIDR} --leader-elect=false --secure-port=0`,
           );
         }
         const client = createKubeClient(loadTransport({ kubeconfig }), { qps: 0, burst: 0, userAgent: "sandbox" });
-        createMachines(cloud.state, nodes);
         const progress = watchProgress({ client, print, logger: logger.withTag("progress"), signal });
         const kubelets = startKubelets({
           client,
@@ -119,9 +145,10 @@ export const sandboxCommand: Subcommand = (env) =>
 
         let managed: Promise<number> = Promise.resolve(0);
         if (controllers === "true")
-          managed = runControllers(env, { cloudConfig, kubeconfig, verbosity: Number(args.v) || 0, signal });
+          managed = runControllers(env, { cloudConfig, kubeconfig, verbosity: Number(args.v) || 0, signal, hcloud });
         if (args["exit-when-ready"]) {
-          await Promise.race([progress.ready(), managed]);
+          // Without controllers here, readiness is the user's manager's doing: wait for it alone.
+          await (controllers === "true" ? Promise.race([progress.ready(), managed]) : progress.ready());
           stop.abort();
         }
         const code = await managed;
@@ -129,6 +156,7 @@ export const sandboxCommand: Subcommand = (env) =>
         return code;
       } finally {
         stop.abort();
+        await hcloud?.stop();
         await cloud.stop();
         await api.stop();
         // The kubeconfig and the cloud token live there; a folder the user named is theirs to keep.
@@ -137,26 +165,56 @@ export const sandboxCommand: Subcommand = (env) =>
     },
   });
 
+/** hcloud's servers get one private IP each from the project's subnet; the emulator is not meant for more. */
+const HCLOUD_MAX_NODES = 1000;
+/** Hetzner's private networks route IPv4 only. */
+const HCLOUD_CLUSTER_CIDR = SANDBOX_CLUSTER_CIDR.split(",")[0] ?? "";
+
+/** hccm's flags (its Deployment's), pointed at the sandbox. */
+const hcloudFlags = (kubeconfig: string) => [
+  "--cloud-provider=hcloud",
+  "--allow-untagged-cloud",
+  `--kubeconfig=${kubeconfig}`,
+  `--cluster-cidr=${HCLOUD_CLUSTER_CIDR}`,
+  "--leader-elect=false",
+  "--secure-port=0",
+  "--webhook-secure-port=0",
+];
+
+function hcloudCommandLine(hcloud: HcloudSandboxProject, kubeconfig: string): string {
+  const vars = Object.entries(hcloud.env).map(([k, v]) => `${k}=${v}`);
+  return [...vars, "hcloud-cloud-controller-manager", ...hcloudFlags(kubeconfig).slice(1)].join(" ");
+}
+
 function runControllers(
   env: Parameters<Subcommand>[0],
-  o: { cloudConfig: string; kubeconfig: string; verbosity: number; signal: AbortSignal },
+  o: {
+    cloudConfig: string;
+    kubeconfig: string;
+    verbosity: number;
+    signal: AbortSignal;
+    hcloud: HcloudSandboxProject | undefined;
+  },
 ): Promise<number> {
-  const argv = [
-    "--cloud-provider=sandbox",
-    `--cloud-config=${o.cloudConfig}`,
-    `--kubeconfig=${o.kubeconfig}`,
-    `--cluster-cidr=${SANDBOX_CLUSTER_CIDR}`,
-    "--leader-elect=false",
-    "--secure-port=0",
-    "--concurrent-service-syncs=4",
-    `--v=${o.verbosity}`,
-  ];
+  const provider = o.hcloud ? "hcloud" : "sandbox";
+  const flags = o.hcloud
+    ? hcloudFlags(o.kubeconfig)
+    : [
+        "--cloud-provider=sandbox",
+        `--cloud-config=${o.cloudConfig}`,
+        `--kubeconfig=${o.kubeconfig}`,
+        `--cluster-cidr=${SANDBOX_CLUSTER_CIDR}`,
+        "--leader-elect=false",
+        "--secure-port=0",
+      ];
+  const argv = [...flags, "--concurrent-service-syncs=4", `--v=${o.verbosity}`];
   const built = buildOptions(parseArgv(argv).values);
   if (!built.ok) throw new Error(`sandbox: internal flags invalid: ${built.errors.join("; ")}`);
   const logger = createRootLogger({ verbosity: o.verbosity, format: "text" }).withTag("ccm");
   const metrics = createMetricsRegistry();
+  const providerEnv = o.hcloud ? { ...process.env, ...o.hcloud.env } : process.env;
   return env.registry
-    .init("sandbox", o.cloudConfig, process.env, { metrics })
+    .init(provider, o.hcloud ? undefined : o.cloudConfig, providerEnv, { metrics })
     .then((provider) => env.runManager({ options: built.options, provider, logger, signal: o.signal, metrics }));
 }
 

@@ -237,3 +237,44 @@ test.each([
   },
   120_000,
 );
+
+test("sandbox --cloud=hcloud prints the command; hcloud-cloud-controller-manager run as printed makes the sandbox ready", async () => {
+  const sandbox = spawnCollecting([
+    await executable(),
+    "sandbox",
+    "--cloud=hcloud",
+    "--nodes=2",
+    "--controllers=false",
+    "--exit-when-ready",
+  ]);
+  let ccm: RunningProcess | undefined;
+  try {
+    await poll(() => /hcloud-cloud-controller-manager --/.test(sandbox.output()), { message: "the printed command" });
+    const line = sandbox
+      .output()
+      .split("\n")
+      .find((l) => l.includes(" hcloud-cloud-controller-manager --"))!;
+    const words = line.trim().split(/\s+/);
+    const at = words.indexOf("hcloud-cloud-controller-manager");
+    const env = Object.fromEntries(words.slice(0, at).map((w) => w.split("=", 2) as [string, string]));
+    expect(Object.keys(env).sort()).toEqual([
+      "HCLOUD_ENDPOINT",
+      "HCLOUD_LOAD_BALANCERS_LOCATION",
+      "HCLOUD_NETWORK",
+      "HCLOUD_TOKEN",
+    ]);
+    ccm = spawnCollecting([await executable("hcloud"), ...words.slice(at + 1)], env);
+    const code = await Promise.race([sandbox.exited, ccm.exited.then((c) => `ccm exited ${c}`)]);
+    const out = sandbox.output();
+    expect({ code, tail: code === 0 ? "" : `${out.slice(-2000)}\n${ccm.output().slice(-2000)}` }).toEqual({
+      code: 0,
+      tail: "",
+    });
+    for (const n of [1, 2])
+      expect(out).toMatch(new RegExp(`node node-${n}: initialised hcloud://\\d+ zone=fsn1-dc14 type=cx22`));
+    expect(out).toMatch(/ready: 2 nodes initialised and routed, 1 load balancer\(s\) with an address/);
+  } finally {
+    ccm?.proc.kill("SIGKILL");
+    sandbox.proc.kill("SIGKILL");
+  }
+}, 180_000);
