@@ -2,7 +2,7 @@
  * `bun scripts/gen-docs.ts`: writes the reference pages generated from the code itself — docs/flags.md from the
  * command's flag table and docs/metrics.md from the metrics registry — so they cannot drift (a test compares).
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Registry } from "prom-client";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
@@ -138,9 +138,32 @@ async function providerMetricsSection(): Promise<string[]> {
   ];
 }
 
+/**
+ * deploy/monitoring/prometheusrule.yaml: the groups of deploy/monitoring/rules.yaml (the file promtool checks and
+ * tests) as a prometheus-operator PrometheusRule, indented under `spec:` as they are.
+ */
+export async function prometheusRule(): Promise<string> {
+  const rules = await readFile(join(ROOT, "deploy", "monitoring", "rules.yaml"), "utf8");
+  const body = rules.slice(rules.indexOf("\ngroups:") + 1).trimEnd();
+  return [
+    "# Generated from rules.yaml by `bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
+    "apiVersion: monitoring.coreos.com/v1",
+    "kind: PrometheusRule",
+    "metadata:",
+    "  name: cloud-controller-manager",
+    "  namespace: kube-system",
+    "  labels:",
+    "    app.kubernetes.io/name: cloud-controller-manager",
+    "spec:",
+    ...body.split("\n").map((l) => (l === "" ? "" : `  ${l}`)),
+    "",
+  ].join("\n");
+}
+
 export const GENERATED = {
   "docs/flags.md": async () => flagsReference(),
   "docs/metrics.md": metricsReference,
+  "deploy/monitoring/prometheusrule.yaml": prometheusRule,
   ...ANNOTATION_PAGES,
 } as const;
 
