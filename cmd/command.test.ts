@@ -203,6 +203,14 @@ describe("the command", () => {
     expect(r.out).toContain("Required. One of: acme, untagged.");
   });
 
+  test("the commands it prints are typed as the user runs it (from source: npx bun cmd/main.ts)", async () => {
+    const r = await run(["--bogus"], { invocation: "npx bun cmd/main.ts", subcommands: allInOneSubcommands });
+    expect(r.err).toContain("Run 'npx bun cmd/main.ts --help' for the flags.");
+    expect(r.err).toContain("for a first look without a cloud, run 'npx bun cmd/main.ts sandbox'");
+    const compiled = await run(["--bogus"]);
+    expect(compiled.err).toContain("Run 'cloud-controller-manager --help' for the flags.");
+  });
+
   test("'version' prints what --version prints", async () => {
     expect((await run(["version"])).out).toBe("cloud-controller-manager v1.2.3\n");
     expect(JSON.parse((await run(["version", "--raw"])).out)).toMatchObject({ version: "v1.2.3" });

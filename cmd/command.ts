@@ -44,6 +44,8 @@ export interface SubcommandEnv {
   readonly signal: AbortSignal;
   readonly build: BuildInfo;
   readonly binaryName: string;
+  /** How a user types this executable, for the commands it prints (`npx bun cmd/main.ts` from source). */
+  readonly invocation: string;
   /** Set in a per-provider executable. */
   readonly presetProvider: string | undefined;
 }
@@ -54,6 +56,8 @@ export type Subcommand = (env: SubcommandEnv) => CommandDef<any>;
 export interface CliInput {
   readonly argv: readonly string[];
   readonly binaryName: string;
+  /** How a user types this executable, for the commands it prints; default `binaryName`. */
+  readonly invocation?: string | undefined;
   /** Set in a per-provider executable: `--cloud-provider` defaults to it and may not name another. */
   readonly presetProvider?: string | undefined;
   readonly build: BuildInfo;
@@ -116,6 +120,7 @@ const subcommandEnv = (input: CliInput): SubcommandEnv => ({
   signal: input.signal,
   build: input.build,
   binaryName: input.binaryName,
+  invocation: input.invocation ?? input.binaryName,
   presetProvider: input.presetProvider,
 });
 
@@ -237,7 +242,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     );
   }
   if (errors.length > 0 || !built.ok) {
-    stderr(`${formatErrors(input.binaryName, errors)}\n`);
+    stderr(`${formatErrors(input.binaryName, input.invocation ?? input.binaryName, errors)}\n`);
     return 1;
   }
 
@@ -290,7 +295,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
 /** A run without --cloud-provider: the providers to choose from, and the sandbox for a first look. */
 function providerRequired(input: CliInput): string {
   const sandbox = input.subcommands?.sandbox
-    ? `; for a first look without a cloud, run '${input.binaryName} sandbox'`
+    ? `; for a first look without a cloud, run '${input.invocation ?? input.binaryName} sandbox'`
     : "";
   return `--cloud-provider is required: one of ${input.registry.names().join(", ") || "none"}${sandbox}`;
 }
@@ -343,7 +348,7 @@ export function presetChoice(
   };
 }
 
-function formatErrors(binaryName: string, errors: readonly string[]): string {
+function formatErrors(binaryName: string, invocation: string, errors: readonly string[]): string {
   const head = `error: ${binaryName}: invalid command line (${errors.length} problem${errors.length === 1 ? "" : "s"}):`;
-  return [head, ...errors.map((e) => `  - ${e}`), `Run '${binaryName} --help' for the flags.`].join("\n");
+  return [head, ...errors.map((e) => `  - ${e}`), `Run '${invocation} --help' for the flags.`].join("\n");
 }

@@ -11,6 +11,8 @@ import { type BuildInfo, DEV_BUILD } from "./version.ts";
 
 export interface EntryInput {
   readonly binaryName: string;
+  /** How a user types this executable, for the commands it prints; default `binaryName`. */
+  readonly invocation?: string;
   readonly presetProvider?: string;
   readonly build?: BuildInfo;
   readonly subcommands?: Readonly<Record<string, Subcommand>>;
@@ -34,6 +36,7 @@ export async function main(input: EntryInput): Promise<never> {
     code = await runCli({
       argv: process.argv.slice(2),
       binaryName: input.binaryName,
+      invocation: input.invocation,
       presetProvider: input.presetProvider,
       build: input.build ?? DEV_BUILD,
       registry: globalRegistry,

@@ -3,4 +3,9 @@ import "../providers/all.ts";
 import { main } from "./entry.ts";
 import { allInOneSubcommands } from "./subcommands.ts";
 
-await main({ binaryName: "cloud-controller-manager", subcommands: allInOneSubcommands });
+// From source, the commands it prints say how to run it from source: `cloud-controller-manager` is not on PATH.
+await main({
+  binaryName: "cloud-controller-manager",
+  invocation: "npx bun cmd/main.ts",
+  subcommands: allInOneSubcommands,
+});
