@@ -161,6 +161,15 @@ describe("discovery", () => {
     ]);
   });
 
+  test("a write to an API the emulator does not serve is 404, as on a real server without it", async () => {
+    const r = await call(server.url, "POST", "/apis/batch/v1/namespaces/default/jobs", {
+      token: "t-admin",
+      body: { metadata: { name: "j" } },
+    });
+    expect(r.status).toBe(404);
+    expect(r.body.message).toBe("the server could not find the requested resource");
+  });
+
   test("an unknown path is 404 with the real message", async () => {
     const r = await get("/api/v1/widgets");
     expect(r.body).toMatchObject({ code: 404, message: "the server could not find the requested resource" });

@@ -119,6 +119,9 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
         if (req.method === "GET") server.timeout(req, 0);
         return await handleResource(ctx, req, url, route, user);
       }
+      // A path the emulator does not serve is 404 for every verb, as on a real server without that API
+      // (`kubectl create job` then says the server could not find the resource, not that the method is wrong).
+      if (route.kind === "unknown" && /^\/apis?\//.test(url.pathname)) throw pathNotFound();
       if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
       if (HEALTH_PATHS.test(url.pathname)) return respond(200, "ok", "text/plain; charset=utf-8");
       if (url.pathname === "/openapi/v2" && req.headers.get("accept")?.includes(OPENAPI_V2_PROTOBUF)) {

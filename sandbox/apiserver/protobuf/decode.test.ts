@@ -19,6 +19,10 @@ const KUBECTL_CREATE_DEPLOYMENT_REPLICAS_0 = hex(`
   00 72 00 80 01 00 88 01 00 90 01 00 a2 01 00 1a 00 32 00 42 00 4a 00 52 00 58 00 60 00 68 00 82
   01 00 8a 01 00 9a 01 00 c2 01 00 22 02 0a 00 28 00 38 00 1a 0c 08 00 10 00 18 00 20 00 28 00 38
   00 1a 00 22 00`);
+const KUBECTL_AUTH_CAN_I_CREATE_DEPLOYMENTS = hex(`
+  6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a6563744163636573735265766965
+  77124a0a100a0012001a0022002a00320038004200122c0a2a0a0764656661756c7412066372656174651a046170707322002a0b646570
+  6c6f796d656e747332003a001a08080012001a0020001a002200`);
 
 /** A minimal protobuf writer for the rows below: fields as [number, value], nested arrays as messages. */
 type Value = string | number | Uint8Array | Field[];
@@ -90,6 +94,19 @@ describe("decodeProtobuf", () => {
             spec: { containers: [{ name: "nginx", image: "nginx", resources: {} }] },
           },
           strategy: {},
+        },
+        status: {},
+      },
+    },
+    {
+      name: "kubectl's `auth can-i create deployments` asks about the resource in its namespace",
+      body: KUBECTL_AUTH_CAN_I_CREATE_DEPLOYMENTS,
+      want: {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SelfSubjectAccessReview",
+        metadata: {},
+        spec: {
+          resourceAttributes: { namespace: "default", verb: "create", group: "apps", resource: "deployments" },
         },
         status: {},
       },

@@ -1,7 +1,7 @@
 /**
- * Which protobuf field number is which JSON field, for the kinds kubectl's generators send as protobuf
- * (`kubectl create service|configmap|secret|namespace|deployment`). Written from the `generated.proto` files of
- * k8s.io/api and k8s.io/apimachinery (the API's published wire contract; field numbers never change).
+ * Which protobuf field number is which JSON field, for the kinds kubectl sends as protobuf (`kubectl create
+ * service|configmap|secret|namespace|deployment`, `kubectl auth can-i`). Written from the `generated.proto` files
+ * of k8s.io/api and k8s.io/apimachinery (the API's published wire contract; field numbers never change).
  *
  * Field types:
  * - `string`, `int`, `bool`, `bytes`: Go value fields. The Go encoder writes them even when zero; JSON's
@@ -333,6 +333,66 @@ const Scale = message("Scale", {
   3: ["status", message("ScaleStatus", { 1: ["replicas", "int"], 2: ["selector", "string"] })],
 });
 
+// k8s.io/api/authorization/v1 and authentication/v1: `kubectl auth can-i` sends a SelfSubjectAccessReview.
+
+const SelectorAttributes = (name: string, requirement: Message): Message =>
+  message(name, { 1: ["rawSelector", "string"], 2: ["requirements", [requirement]] });
+
+const ResourceAttributes = message("ResourceAttributes", {
+  1: ["namespace", "string"],
+  2: ["verb", "string"],
+  3: ["group", "string"],
+  4: ["version", "string"],
+  5: ["resource", "string"],
+  6: ["subresource", "string"],
+  7: ["name", "string"],
+  8: ["fieldSelector", SelectorAttributes("FieldSelectorAttributes", LabelSelectorRequirement)],
+  9: ["labelSelector", SelectorAttributes("LabelSelectorAttributes", LabelSelectorRequirement)],
+});
+
+const NonResourceAttributes = message("NonResourceAttributes", { 1: ["path", "string"], 2: ["verb", "string"] });
+
+const SubjectAccessReviewStatus = message("SubjectAccessReviewStatus", {
+  1: ["allowed", "bool"],
+  4: ["denied", "bool"],
+  2: ["reason", "string"],
+  3: ["evaluationError", "string"],
+});
+
+const SelfSubjectAccessReview = message("SelfSubjectAccessReview", {
+  1: ["metadata", ObjectMeta],
+  2: [
+    "spec",
+    message("SelfSubjectAccessReviewSpec", {
+      1: ["resourceAttributes", ResourceAttributes],
+      2: ["nonResourceAttributes", NonResourceAttributes],
+    }),
+  ],
+  3: ["status", SubjectAccessReviewStatus],
+});
+
+const SubjectAccessReview = message("SubjectAccessReview", {
+  1: ["metadata", ObjectMeta],
+  2: [
+    "spec",
+    message("SubjectAccessReviewSpec", {
+      1: ["resourceAttributes", ResourceAttributes],
+      2: ["nonResourceAttributes", NonResourceAttributes],
+      3: ["user", "string"],
+      4: ["groups", "[string]"],
+      5: ["extra", "unsupported"],
+      6: ["uid", "string"],
+    }),
+  ],
+  3: ["status", SubjectAccessReviewStatus],
+});
+
+const TokenReview = message("TokenReview", {
+  1: ["metadata", ObjectMeta],
+  2: ["spec", message("TokenReviewSpec", { 1: ["token", "string"], 2: ["audiences", "[string]"] })],
+  3: ["status", "unsupported"],
+});
+
 const DeleteOptions = message("DeleteOptions", {
   1: ["gracePeriodSeconds", "int?"],
   2: ["preconditions", message("Preconditions", { 1: ["uid", "string?"], 2: ["resourceVersion", "string?"] })],
@@ -350,6 +410,9 @@ export const MESSAGES: ReadonlyMap<string, Message> = new Map([
   ["v1/Namespace", Namespace],
   ["apps/v1/Deployment", Deployment],
   ["autoscaling/v1/Scale", Scale],
+  ["authorization.k8s.io/v1/SelfSubjectAccessReview", SelfSubjectAccessReview],
+  ["authorization.k8s.io/v1/SubjectAccessReview", SubjectAccessReview],
+  ["authentication.k8s.io/v1/TokenReview", TokenReview],
   ["v1/DeleteOptions", DeleteOptions],
   ["meta.k8s.io/v1/DeleteOptions", DeleteOptions],
 ]);
