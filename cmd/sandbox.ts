@@ -127,7 +127,7 @@ export const sandboxCommand: Subcommand = (env) =>
           print(
             hcloud
               ? `  ${hcloudCommandLine(hcloud, kubeconfig)}`
-              : `  ${env.binaryName} --cloud-provider=sandbox --cloud-config=${cloudConfig} --kubeconfig=${kubeconfig} --cluster-cidr=${SANDBOX_CLUSTER_CIDR} --leader-elect=false --secure-port=0`,
+              : `  ${env.invocation} --cloud-provider=sandbox --cloud-config=${cloudConfig} --kubeconfig=${kubeconfig} --cluster-cidr=${SANDBOX_CLUSTER_CIDR} --leader-elect=false --secure-port=0`,
           );
         }
         const client = createKubeClient(loadTransport({ kubeconfig }), { qps: 0, burst: 0, userAgent: "sandbox" });
