@@ -31,6 +31,7 @@ export async function main(input: EntryInput): Promise<never> {
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
+  const orphaned = watchNpmParent(process.env, () => stop.abort(new Error("npm, which started it, has exited")));
   let code: number;
   try {
     code = await runCli({
@@ -48,5 +49,27 @@ export async function main(input: EntryInput): Promise<never> {
     process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
     code = 1;
   }
+  clearInterval(orphaned);
   process.exit(code);
+}
+
+/**
+ * Under `npm start`, a SIGTERM to npm ends npm without passing it on: the command would run on with no parent,
+ * keeping its temporary folder (kubeconfig, cloud token). It stops as on a signal once npm is gone.
+ */
+export function watchNpmParent(
+  env: Readonly<Record<string, string | undefined>>,
+  onGone: () => void,
+  ppid: () => number = () => process.ppid,
+  everyMs = 1000,
+): ReturnType<typeof setInterval> | undefined {
+  if (!env.npm_lifecycle_event) return undefined;
+  const parent = ppid();
+  const timer = setInterval(() => {
+    if (ppid() === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, everyMs);
+  timer.unref();
+  return timer;
 }
