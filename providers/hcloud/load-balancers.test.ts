@@ -51,6 +51,26 @@ describe("hcloud LoadBalancer against the emulator", () => {
     });
   });
 
+  test("creating is one write: listeners, targets and the network come with the load balancer", async () => {
+    const w = await setUp({ network: true });
+    w.h.emulator.calls.reset();
+    await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}use-private-ip`]: "true" }), w.nodes);
+    expect(w.h.emulator.calls.writes().map((c) => `${c.method} ${c.path}`)).toEqual(["POST /v1/load_balancers"]);
+    expect(w.only()).toMatchObject({ services: [{ listen_port: 80 }], private_net: [{ network: w.net }] });
+    expect(w.only().targets).toHaveLength(3);
+  });
+
+  test("a create refused as a whole (a Node's server is gone) makes the bare load balancer, then adds the rest", async () => {
+    const w = await setUp();
+    const gone = node("gone", providerID("hcloud://999999"));
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), [...w.nodes, gone]);
+    expect(w.only().services).toHaveLength(1);
+    expect(w.only().targets).toHaveLength(3);
+    expect(w.warnings).toEqual([
+      expect.stringMatching(/^TargetLeftOut: .*server 999999 is left out: the server no longer exists/),
+    ]);
+  });
+
   test("a private-network load balancer: attached to HCLOUD_NETWORK, its private IP in the ingress last", async () => {
     const w = await setUp({ network: true, env: { HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP: "true" } });
     const status = await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);

@@ -201,7 +201,24 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
         : { public_interface: c.publicInterface }),
       labels: { [SERVICE_UID_LABEL]: desired.uid },
     };
-    const lb = await lbs.create(ctx, body);
+    // Listeners and targets in the same call: one action instead of one per port and Node. Server targets on private
+    // IPs need the network, so they wait for the attach when it comes after.
+    const privateTargets = desired.targets.some((t) => t.type === "server" && t.use_private_ip);
+    const full: CreateLoadBalancerBody = {
+      ...body,
+      services: desired.services,
+      ...(privateTargets && atCreate === undefined ? {} : { targets: desired.targets }),
+    };
+    let lb: CloudLoadBalancer;
+    try {
+      lb = await lbs.create(ctx, full);
+    } catch (err) {
+      // Refused as a whole (a Node's server gone, a bad listener): nothing was made, so making the bare load balancer
+      // is safe; the runner then adds what it can, one by one, and says what it cannot.
+      if (!refusedOutright(err)) throw err;
+      logger?.info(`${serviceName(service)}: creating with listeners and targets refused (${(err as Error).message})`);
+      lb = await lbs.create(ctx, body);
+    }
     logger?.info(`${serviceName(service)}: created load balancer ${lb.id} (${lb.name})`);
     return lb;
   }
@@ -282,6 +299,11 @@ function uidOf(service: Service): string {
   const uid = service.metadata?.uid;
   if (!uid) throw new LoadBalancerSpecError("the Service has no UID to own its load balancer by");
   return uid;
+}
+
+/** A 4xx that is no "try again" (`locked`, `conflict`, the rate limit): the API refused the request and made nothing. */
+function refusedOutright(err: unknown): boolean {
+  return err instanceof CloudApiError && err.status >= 400 && err.status < 500 && ![409, 423, 429].includes(err.status);
 }
 
 function serviceName(service: Service): string {

@@ -65,6 +65,9 @@ export interface CreateLoadBalancerBody {
   readonly labels?: Readonly<Record<string, string>>;
   readonly public_interface?: boolean;
   readonly network?: number;
+  /** Listeners and targets made with it, in the one action. */
+  readonly services?: readonly ServiceBody[];
+  readonly targets?: readonly TargetBody[];
 }
 
 const one = v.object({ load_balancer: loadBalancerSchema });
