@@ -1,8 +1,8 @@
 /**
  * Issue 22, item 2 as a newcomer meets it: the compiled all-in-one's `sandbox`, and the real kubectl through every
  * command a newcomer is likely to type — the watch hints exactly as the sandbox prints them, `create` (generators
- * that send protobuf), `run`, `expose`, `scale`, `label`, `annotate`, `edit`, `get -w`, `describe`, `delete` — each
- * checked for its effect on the emulator's objects.
+ * that send protobuf), `run`, `expose`, `scale`, `label`, `annotate`, `auth can-i`, `edit`, `get -w`, `describe`,
+ * `delete` — each checked for its effect on the emulator's objects.
  *
  * kubectl is the one on PATH; without one, the test installs Debian's `kubernetes-client` (as root, with apt) or
  * fails saying why.
@@ -236,6 +236,10 @@ describe("kubectl against the sandbox", () => {
   ])("kubectl $args.0 $args.1 $args.2: $printed", async ({ args, printed, path, want }) => {
     expect(await kubectl(...args)).toBe(`${printed}\n`);
     expect(await object(path)).toMatchObject(want);
+  });
+
+  test("auth can-i (a protobuf SelfSubjectAccessReview) answers for the sandbox's user", async () => {
+    expect(await kubectl("auth", "can-i", "create", "deployments")).toBe("yes\n");
   });
 
   test("edit with EDITOR set to a script changes the object", async () => {

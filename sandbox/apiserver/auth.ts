@@ -97,6 +97,16 @@ export class Auth {
     return review("authentication.k8s.io/v1", "TokenReview", body, spec, status);
   }
 
+  /** Who the caller is (what `kubectl auth whoami` asks). */
+  selfSubjectReview(body: Obj, caller: UserInfo): Obj {
+    return {
+      kind: "SelfSubjectReview",
+      apiVersion: "authentication.k8s.io/v1",
+      metadata: { ...(isObject(body.metadata) ? body.metadata : {}), creationTimestamp: null },
+      status: { userInfo: { username: caller.user, groups: [...caller.groups] } },
+    };
+  }
+
   /** A SubjectAccessReview for the caller itself (what `kubectl auth can-i` and `doctor` ask). */
   selfSubjectAccessReview(body: Obj, caller: UserInfo): Obj {
     const spec = isObject(body.spec) ? body.spec : {};

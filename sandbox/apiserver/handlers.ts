@@ -178,6 +178,9 @@ export const handleResource = async (
     const body = await readObject(req);
     if (def.id === "authentication.k8s.io/tokenreviews")
       return respond(201, JSON.stringify(ctx.auth.tokenReview(body)));
+    if (def.id === "authentication.k8s.io/selfsubjectreviews") {
+      return respond(201, JSON.stringify(ctx.auth.selfSubjectReview(body, user)));
+    }
     if (def.id === "authorization.k8s.io/selfsubjectaccessreviews") {
       return respond(201, JSON.stringify(ctx.auth.selfSubjectAccessReview(body, user)));
     }

@@ -201,6 +201,15 @@ export const RESOURCES: readonly ResourceDef[] = [
     review: true,
   }),
   def({
+    group: "authentication.k8s.io",
+    version: "v1",
+    plural: "selfsubjectreviews",
+    kind: "SelfSubjectReview",
+    namespaced: false,
+    verbs: ["create"],
+    review: true,
+  }),
+  def({
     group: "authorization.k8s.io",
     version: "v1",
     plural: "selfsubjectaccessreviews",

@@ -63,6 +63,18 @@ describe("authorization", () => {
     });
   });
 
+  test("SelfSubjectReview (kubectl auth whoami) answers who the caller is", async () => {
+    const r = await client(server.url, "t-admin").post("/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "SelfSubjectReview",
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({
+      kind: "SelfSubjectReview",
+      status: { userInfo: { username: "admin", groups: ["system:masters", "system:authenticated"] } },
+    });
+  });
+
   test("TokenReview answers for the tokens the server knows", async () => {
     const admin = client(server.url, "t-admin");
     const known = await admin.post("/apis/authentication.k8s.io/v1/tokenreviews", { spec: { token: "t-viewer" } });

@@ -23,6 +23,9 @@ const KUBECTL_AUTH_CAN_I_CREATE_DEPLOYMENTS = hex(`
   6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a6563744163636573735265766965
   77124a0a100a0012001a0022002a00320038004200122c0a2a0a0764656661756c7412066372656174651a046170707322002a0b646570
   6c6f796d656e747332003a001a08080012001a0020001a002200`);
+const KUBECTL_AUTH_WHOAMI = hex(`
+  6b3873000a2d0a1861757468656e7469636174696f6e2e6b38732e696f2f7631121153656c665375626a656374526576696577121a0a10
+  0a0012001a0022002a0032003800420012060a040a0012001a002200`);
 
 /** A minimal protobuf writer for the rows below: fields as [number, value], nested arrays as messages. */
 type Value = string | number | Uint8Array | Field[];
@@ -109,6 +112,16 @@ describe("decodeProtobuf", () => {
           resourceAttributes: { namespace: "default", verb: "create", group: "apps", resource: "deployments" },
         },
         status: {},
+      },
+    },
+    {
+      name: "kubectl's `auth whoami` is an empty SelfSubjectReview",
+      body: KUBECTL_AUTH_WHOAMI,
+      want: {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "SelfSubjectReview",
+        metadata: {},
+        status: { userInfo: {} },
       },
     },
     {

@@ -1,7 +1,8 @@
 /**
  * Which protobuf field number is which JSON field, for the kinds kubectl sends as protobuf (`kubectl create
- * service|configmap|secret|namespace|deployment`, `kubectl auth can-i`). Written from the `generated.proto` files
- * of k8s.io/api and k8s.io/apimachinery (the API's published wire contract; field numbers never change).
+ * service|configmap|secret|namespace|deployment`, `kubectl auth can-i|whoami`). Written from the
+ * `generated.proto` files of k8s.io/api and k8s.io/apimachinery (the API's published wire contract; field numbers
+ * never change).
  *
  * Field types:
  * - `string`, `int`, `bool`, `bytes`: Go value fields. The Go encoder writes them even when zero; JSON's
@@ -387,10 +388,30 @@ const SubjectAccessReview = message("SubjectAccessReview", {
   3: ["status", SubjectAccessReviewStatus],
 });
 
+const UserInfo = message("UserInfo", {
+  1: ["username", "string"],
+  2: ["uid", "string"],
+  3: ["groups", "[string]"],
+  4: ["extra", "unsupported"],
+});
+
 const TokenReview = message("TokenReview", {
   1: ["metadata", ObjectMeta],
   2: ["spec", message("TokenReviewSpec", { 1: ["token", "string"], 2: ["audiences", "[string]"] })],
-  3: ["status", "unsupported"],
+  3: [
+    "status",
+    message("TokenReviewStatus", {
+      1: ["authenticated", "bool"],
+      2: ["user", UserInfo],
+      4: ["audiences", "[string]"],
+      3: ["error", "string"],
+    }),
+  ],
+});
+
+const SelfSubjectReview = message("SelfSubjectReview", {
+  1: ["metadata", ObjectMeta],
+  2: ["status", message("SelfSubjectReviewStatus", { 1: ["userInfo", UserInfo] })],
 });
 
 const DeleteOptions = message("DeleteOptions", {
@@ -413,6 +434,7 @@ export const MESSAGES: ReadonlyMap<string, Message> = new Map([
   ["authorization.k8s.io/v1/SelfSubjectAccessReview", SelfSubjectAccessReview],
   ["authorization.k8s.io/v1/SubjectAccessReview", SubjectAccessReview],
   ["authentication.k8s.io/v1/TokenReview", TokenReview],
+  ["authentication.k8s.io/v1/SelfSubjectReview", SelfSubjectReview],
   ["v1/DeleteOptions", DeleteOptions],
   ["meta.k8s.io/v1/DeleteOptions", DeleteOptions],
 ]);
