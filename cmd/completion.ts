@@ -49,6 +49,8 @@ function bash({ binaryName, root, subcommands }: CompletionInput): string {
   return `# ${shellComment(binaryName)} completion for bash. Load it in this shell with:
 #   source <(${binaryName} completion bash)
 ${fn}() {
+  # Under zsh's bashcompinit: arrays indexed from 0, as bash's are.
+  [ -n "\${ZSH_VERSION:-}" ] && setopt local_options KSH_ARRAYS
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" sub="" words
   [ "$COMP_CWORD" -gt 0 ] && prev="\${COMP_WORDS[COMP_CWORD-1]}"
   # A flag's value (the next word, or after "=", which bash splits off): file names (complete -o default).
