@@ -257,6 +257,39 @@ export interface LoadBalancer {
    * `ImplementedElsewhereError` (the finalizer path tolerates it; the cache path treats it as a failure).
    */
   ensureLoadBalancerDeleted(ctx: CallContext, clusterName: string, service: Service): Promise<void>;
+  /**
+   * What `ensureLoadBalancer` would do for this Service and `nodes`, found with reads only: it must make no call
+   * that changes the cloud (no create, update, label, certificate or event), whatever it finds. Used by the `plan`
+   * command to show an operator every write before a manager makes one. Optional: without it, `plan` says it
+   * cannot preview the cloud side of each LoadBalancer Service. Throws as `ensureLoadBalancer` would for a Service
+   * it cannot serve (invalid annotations, a name owned by another Service).
+   */
+  planLoadBalancer?(
+    ctx: CallContext,
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+  ): Promise<LoadBalancerPlan>;
+}
+
+/** What `ensureLoadBalancer` would do, as `LoadBalancer.planLoadBalancer` finds it. */
+export interface LoadBalancerPlan {
+  /**
+   * `create`: no load balancer is found, one would be made (its addresses are the cloud's to choose). `adopt`: one
+   * made elsewhere (by another manager) is found and would be taken over as it is: same ID, same addresses, with
+   * `changes` to make it this Service's. `update`: this Service's own one would be changed as `changes` say.
+   * `none`: it already is as the Service wants it.
+   */
+  readonly action: "create" | "adopt" | "update" | "none";
+  /** The cloud's name of the load balancer, as found or as it would be created. */
+  readonly name: string;
+  /** Every change `ensureLoadBalancer` would make, one short phrase each (`add target server 42`); empty for `none`. */
+  readonly changes: readonly string[];
+  /**
+   * The status `ensureLoadBalancer` would return, when it is known before the call (an existing load balancer keeps
+   * its addresses); `undefined` for `create`.
+   */
+  readonly status?: LoadBalancerStatus | undefined;
 }
 
 /**

@@ -10,6 +10,7 @@ import { defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
 import { wrapError } from "../errors.ts";
 import { loadBalancerOptions, SandboxAnnotations } from "./annotations.ts";
 import type { LoadBalancerSpec, SandboxApi, SandboxLoadBalancer, SandboxPort } from "./api/client.ts";
+import { previewSandboxLoadBalancer } from "./load-balancer-preview.ts";
 
 export interface LoadBalancersOptions {
   /** Overrides the framework's `--cluster-name` on the load balancers this provider creates. */
@@ -46,6 +47,15 @@ export function createLoadBalancers(api: SandboxApi, options: LoadBalancersOptio
         const spec = specOf(options.cluster ?? clusterName, service, nodes);
         const lb = await api.putLoadBalancer(ctx, nameOf(service), spec);
         return statusOf(lb, spec.options?.proxyProtocol ?? false);
+      });
+    },
+
+    async planLoadBalancer(ctx, clusterName, service, nodes) {
+      return step("plan", service, async () => {
+        const spec = specOf(options.cluster ?? clusterName, service, nodes);
+        const current = await api.getLoadBalancer(ctx, nameOf(service));
+        const proxy = spec.options?.proxyProtocol ?? false;
+        return previewSandboxLoadBalancer(nameOf(service), current, spec, (lb) => statusOf(lb, proxy));
       });
     },
 
