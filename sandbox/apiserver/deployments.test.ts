@@ -39,6 +39,7 @@ describe("deployments", () => {
       progressDeadlineSeconds: 600,
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } },
     });
+    expect(r.body.spec.template.metadata).toEqual({ labels: { app: "defaults" }, creationTimestamp: null });
     expect(r.body.spec.template.spec).toMatchObject({ restartPolicy: "Always", dnsPolicy: "ClusterFirst" });
     expect(r.body.spec.template.spec.containers[0]).toMatchObject({
       imagePullPolicy: "Always",

@@ -33,7 +33,11 @@ export const defaultDeployment = (d: Obj): void => {
     rolling.maxUnavailable ??= "25%";
     rolling.maxSurge ??= "25%";
   }
-  const pod = child(child(spec, "template"), "spec");
+  const template = child(spec, "template");
+  // Go's zero Time is JSON null and the template's is never set: the real server always answers it so, and
+  // `kubectl apply` compares with it.
+  child(template, "metadata").creationTimestamp ??= null;
+  const pod = child(template, "spec");
   pod.restartPolicy ??= "Always";
   pod.terminationGracePeriodSeconds ??= 30;
   pod.dnsPolicy ??= "ClusterFirst";
