@@ -9,7 +9,8 @@
 import type { JsonObject, Obj } from "../json.ts";
 import { ApiError, badRequest } from "../status-errors.ts";
 import { formatTime } from "../times.ts";
-import { type FieldType, MESSAGES, type Message } from "./messages.ts";
+import type { FieldType, Message } from "./field-types.ts";
+import { MESSAGES } from "./messages.ts";
 import { Reader, WireError, WireType } from "./wire.ts";
 
 export const PROTOBUF = "application/vnd.kubernetes.protobuf";
