@@ -17,7 +17,7 @@
  */
 import type { ConsolaInstance } from "consola";
 import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
-import { type CallContext, defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
+import { type CallContext, defaultLoadBalancerName, type LoadBalancer, type LoadBalancerPlan } from "../cloud.ts";
 import { wrapError } from "../errors.ts";
 import { CloudApiError } from "../kit/http/errors.ts";
 import { type HcloudAnnotationValues, hcloudAnnotations } from "./annotations.ts";
@@ -26,29 +26,18 @@ import { type CreateLoadBalancerBody, type HcloudLoadBalancers, SERVICE_UID_LABE
 import type { RobotApi, RobotServer } from "./api/robot.ts";
 import type { HcloudConfig } from "./config.ts";
 import { applyOperations, describe, type LoadBalancerWrites, statusOf } from "./lb/apply.ts";
+import { certificateIDs, type HcloudCertificatesApi } from "./lb/certificates.ts";
 import { type DesiredLoadBalancer, desiredLoadBalancer, LoadBalancerSpecError } from "./lb/desired.ts";
 import { planLoadBalancer } from "./lb/plan.ts";
+import { previewLoadBalancer } from "./lb/preview.ts";
 import type { NetworkRef } from "./network.ts";
 import { tryParseProviderID } from "./provider-id.ts";
+
+export type { HcloudCertificatesApi };
 
 /** The load-balancer calls the capability makes (`HcloudLoadBalancers` has them). */
 export type HcloudLoadBalancersApi = LoadBalancerWrites &
   Pick<HcloudLoadBalancers, "list" | "byName" | "create" | "delete">;
-
-/** Certificates as the https listeners need them: uploaded ones by name, the managed one by the Service's label. */
-export interface HcloudCertificatesApi {
-  /** The ID of the certificate named `name`, or `undefined`. */
-  idByName(ctx: CallContext, name: string): Promise<number | undefined>;
-  /** The ID of the Service's managed certificate (labelled with its UID), created for `domains` when missing. */
-  ensureManaged(
-    ctx: CallContext,
-    spec: {
-      readonly name: string;
-      readonly domains: readonly string[];
-      readonly labels: Readonly<Record<string, string>>;
-    },
-  ): Promise<number>;
-}
 
 export interface HcloudLoadBalancerDeps {
   readonly lbs: HcloudLoadBalancersApi;
@@ -93,7 +82,12 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
   }
 
   /** By label, else by name when that one is free to take (no label, or this Service's). */
-  async function find(ctx: CallContext, service: Service, name: string): Promise<CloudLoadBalancer | undefined> {
+  async function find(
+    ctx: CallContext,
+    service: Service,
+    name: string,
+    quiet = false,
+  ): Promise<CloudLoadBalancer | undefined> {
     const uid = uidOf(service);
     const labelled = await byLabel(ctx, uid);
     if (labelled) return labelled;
@@ -104,24 +98,36 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
         `the load balancer named ${name} (${named.id}) belongs to another Service (${SERVICE_UID_LABEL}=${owner}); choose another name with load-balancer.hetzner.cloud/name`,
       );
     }
-    if (named) logger?.info(`${serviceName(service)}: adopting load balancer ${named.id} (${name}) found by name`);
+    if (named && !quiet) {
+      logger?.info(`${serviceName(service)}: adopting load balancer ${named.id} (${name}) found by name`);
+    }
     return named;
   }
 
+  /** With `write: false` (a preview) nothing is created and no warning goes out. */
   async function desiredFor(
     ctx: CallContext,
     service: Service,
     values: HcloudAnnotationValues,
     nodes: readonly Node[],
-  ) {
+    write = true,
+  ): Promise<{ desired: DesiredLoadBalancer; first: readonly string[] }> {
     const networkID = deps.network ? await deps.network.id(ctx) : undefined;
     // Refusals first (pure): a Service that cannot be served gets no certificate and no Robot call.
     desiredLoadBalancer({ service, values, nodes, config, networkID });
     const robotServers = await robotServersFor(ctx, nodes);
-    const certificateIDs = await certificatesFor(ctx, service, values);
-    const desired = desiredLoadBalancer({ service, values, nodes, config, networkID, robotServers, certificateIDs });
-    for (const w of desired.warnings) warn(service, "LoadBalancerConfiguration", w);
-    return desired;
+    const certs = await certificateIDs(ctx, deps.certificates, uidOf(service), values, write);
+    const desired = desiredLoadBalancer({
+      service,
+      values,
+      nodes,
+      config,
+      networkID,
+      robotServers,
+      certificateIDs: certs.ids,
+    });
+    if (write) for (const w of desired.warnings) warn(service, "LoadBalancerConfiguration", w);
+    return { desired, first: certs.wouldCreate === undefined ? [] : [certs.wouldCreate] };
   }
 
   async function robotServersFor(ctx: CallContext, nodes: readonly Node[]) {
@@ -130,47 +136,6 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
     if (!anyRobot) return undefined;
     const servers = await deps.robot.listServers(ctx);
     return new Map<number, RobotServer>(servers.map((s) => [s.number, s]));
-  }
-
-  async function certificatesFor(ctx: CallContext, service: Service, v: HcloudAnnotationValues) {
-    if (v.certificateType === "managed") {
-      if (!v.managedCertificateDomains || v.managedCertificateDomains.length === 0) {
-        throw new LoadBalancerSpecError(
-          "load-balancer.hetzner.cloud/certificate-type=managed needs load-balancer.hetzner.cloud/http-managed-certificate-domains",
-        );
-      }
-      const uid = uidOf(service);
-      const id = await certificatesApi().ensureManaged(ctx, {
-        name: v.managedCertificateName ?? `ccm-managed-certificate-${uid}`,
-        domains: v.managedCertificateDomains,
-        labels: {
-          [SERVICE_UID_LABEL]: uid,
-          ...(v.managedCertificateACMEStaging ? { "HC-Use-Staging-CA": "true" } : {}),
-        },
-      });
-      return [id];
-    }
-    if (v.certificates === undefined) return undefined;
-    const ids: number[] = [];
-    for (const ref of v.certificates) {
-      if ("id" in ref) {
-        ids.push(ref.id);
-        continue;
-      }
-      const id = await certificatesApi().idByName(ctx, ref.name);
-      if (id === undefined) {
-        throw new LoadBalancerSpecError(
-          `load-balancer.hetzner.cloud/http-certificates names the certificate ${ref.name}, which the project does not have (hcloud certificate list)`,
-        );
-      }
-      ids.push(id);
-    }
-    return ids;
-  }
-
-  function certificatesApi(): HcloudCertificatesApi {
-    if (deps.certificates) return deps.certificates;
-    throw new Error("certificates by name and managed certificates need the certificates API, which was not given");
   }
 
   function warn(service: Service, reason: string, message: string) {
@@ -254,7 +219,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
     async ensureLoadBalancer(ctx, _clusterName, service, nodes) {
       return step("ensure", service, async () => {
         const values = annotations.parse(service);
-        const desired = await desiredFor(ctx, service, values, nodes);
+        const { desired } = await desiredFor(ctx, service, values, nodes);
         const lb = (await find(ctx, service, desired.name)) ?? (await create(ctx, service, desired));
         const now = await converge(ctx, service, lb, desired);
         return statusOf(now, { ...desired.ingress, proxyProtocol: desired.proxyProtocol });
@@ -264,7 +229,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
     async updateLoadBalancer(ctx, _clusterName, service, nodes) {
       await step("update", service, async () => {
         const values = annotations.parse(service);
-        const desired = await desiredFor(ctx, service, values, nodes);
+        const { desired } = await desiredFor(ctx, service, values, nodes);
         const lb = await find(ctx, service, desired.name);
         if (!lb) return;
         const ops = planLoadBalancer(lb, desired).filter((o) => o.op === "addTarget" || o.op === "removeTarget");
@@ -272,6 +237,15 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
           logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${ops.map(describe).join(", ")}`);
         }
         await applyOperations(ctx, lbs, lb, ops, (m) => warn(service, "TargetLeftOut", m));
+      });
+    },
+
+    async planLoadBalancer(ctx, _clusterName, service, nodes): Promise<LoadBalancerPlan> {
+      return step("plan", service, async () => {
+        const values = annotations.parse(service);
+        const { desired, first } = await desiredFor(ctx, service, values, nodes, false);
+        const lb = await find(ctx, service, desired.name, true);
+        return previewLoadBalancer(lb, desired, lb ? planLoadBalancer(lb, desired) : [], first);
       });
     },
 

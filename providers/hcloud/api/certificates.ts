@@ -44,12 +44,18 @@ export class HcloudCertificates {
     return found.find((c) => c.name === name)?.id;
   }
 
+  /** The ID of the certificate labelled as the Service's with `uid`, or `undefined`. */
+  async managedID(ctx: CallContext, uid: string): Promise<number | undefined> {
+    const [owned] = await this.#list(ctx, { label_selector: `${SERVICE_UID_LABEL}=${uid}` });
+    return owned?.id;
+  }
+
   /** The managed certificate carrying `spec.labels`' service UID; created for `spec.domains` when there is none. */
   async ensureManaged(ctx: CallContext, spec: ManagedCertificateSpec): Promise<number> {
     const uid = spec.labels[SERVICE_UID_LABEL];
     if (uid === undefined) throw new Error(`a managed certificate needs the ${SERVICE_UID_LABEL} label`);
-    const [owned] = await this.#list(ctx, { label_selector: `${SERVICE_UID_LABEL}=${uid}` });
-    if (owned) return owned.id;
+    const owned = await this.managedID(ctx, uid);
+    if (owned !== undefined) return owned;
     try {
       const answer = await this.#t.client.request(ctx, {
         operation: "createCertificate",
