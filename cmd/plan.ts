@@ -1,0 +1,140 @@
+/**
+ * `cloud-controller-manager plan [same flags as a run] [-o json]`: every write the manager would make on its first
+ * pass, and none of them. It lists the Nodes and Services once, asks the cloud what the controllers would ask (reads
+ * only: a load balancer is previewed with `planLoadBalancer`, never ensured), runs each enabled controller's planner
+ * (`controllers/plan/`), and prints the writes grouped by object with the controller's reason. No lease, no informer,
+ * no Event: it needs only read permissions (deploy/kubernetes/plan-rbac.yaml).
+ *
+ * Exit 0: nothing would change; 2: something would (or may: a provider that cannot preview its load balancers);
+ * 1: the plan could not be made or is incomplete (bad flags, an API or cloud read failed).
+ */
+import { defineCommand } from "citty";
+import { enabledControllers } from "../controllers/names.ts";
+import { gatherPlan, planExitCode, renderPlanJson, renderPlanText } from "../controllers/plan/index.ts";
+import { createKubeClient } from "../kube/client.ts";
+import { Resources } from "../kube/client-types.ts";
+import type { Node, Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
+import type { CloudProvider } from "../providers/cloud.ts";
+import { parseArgv } from "./argv.ts";
+import { presetChoice, type Subcommand, type SubcommandEnv } from "./command.ts";
+import { buildOptions } from "./options.ts";
+
+type Print = (text: string) => void;
+
+export const planCommand: Subcommand = (env) =>
+  defineCommand({
+    meta: {
+      name: "plan",
+      description:
+        "print every write the manager would make (Nodes, Services, load balancers, routes) and make none; -o json for machines; exit 0 no change, 2 changes, 1 error",
+    },
+    run: async ({ rawArgs }) =>
+      runPlan(env, rawArgs, {
+        stdout: (t) => process.stdout.write(t),
+        stderr: (t) => process.stderr.write(t),
+      }),
+  });
+
+/** `-o json`, `-o=json`, `-ojson`, `--output json`, `--output=json` (and `text`); the rest is the manager's flags. */
+export function splitOutputFlag(argv: readonly string[]): { output: string; rest: string[]; error?: string } {
+  let output = "text";
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    const joined = /^(?:-o=?|--output=)(.+)$/.exec(arg);
+    if (joined?.[1] !== undefined) {
+      output = joined[1];
+      continue;
+    }
+    if (arg === "-o" || arg === "--output") {
+      const next = argv[i + 1];
+      if (next === undefined) return { output, rest, error: `${arg} needs a value: text or json` };
+      output = next;
+      i++;
+      continue;
+    }
+    rest.push(arg);
+  }
+  if (output !== "text" && output !== "json") {
+    return { output, rest, error: `-o/--output: "${output}" is not an output format; use -o json or -o text` };
+  }
+  return { output, rest };
+}
+
+export async function runPlan(
+  env: SubcommandEnv,
+  argv: readonly string[],
+  io: { stdout: Print; stderr: Print },
+): Promise<number> {
+  const split = splitOutputFlag(argv);
+  const parsed = parseArgv(split.rest);
+  const values = new Map(parsed.values);
+  const preset = env.presetProvider
+    ? presetChoice(env.presetProvider, values.get("cloud-provider"), env.registry)
+    : undefined;
+  if (preset) values.set("cloud-provider", preset.name);
+  const built = buildOptions(values);
+  const errors = [
+    ...(split.error ? [split.error] : []),
+    ...parsed.errors,
+    ...(parsed.positionals.length > 0 ? [`plan takes no arguments, got [${parsed.positionals.join(" ")}]`] : []),
+    ...(preset?.error ? [preset.error] : []),
+    ...(built.ok ? [] : built.errors),
+  ];
+  if (errors.length > 0 || !built.ok) {
+    io.stderr(
+      `error: ${env.binaryName} plan: invalid command line:\n${errors.map((e) => `  - ${e}\n`).join("")}Run '${env.invocation} plan --help' for the flags.\n`,
+    );
+    return 1;
+  }
+  const o = built.options;
+  const signal = env.signal;
+
+  let nodes: Node[];
+  let services: Service[];
+  try {
+    const transport = loadTransport({
+      kubeconfig: o.kubeconfig || undefined,
+      master: o.master || undefined,
+      env: process.env,
+      signal,
+    });
+    const client = createKubeClient(transport, {
+      qps: o.kubeApiQps,
+      burst: o.kubeApiBurst,
+      userAgent: "cloud-controller-manager/plan",
+    });
+    nodes = (await client.list<Node>(Resources.nodes, { signal })).items;
+    services = (await client.list<Service>(Resources.services, { signal })).items;
+  } catch (err) {
+    io.stderr(
+      `error: ${env.binaryName} plan: cannot read Nodes and Services: ${(err as Error).message}\n  fix: pass --kubeconfig=<path> (or run in-cluster) for an identity that may get/list nodes and services (deploy/kubernetes/plan-rbac.yaml)\n`,
+    );
+    return 1;
+  }
+
+  let provider: CloudProvider;
+  try {
+    provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined);
+  } catch (err) {
+    io.stderr(`error: ${env.binaryName} plan: cloud provider "${o.cloudProvider}": ${(err as Error).message}\n`);
+    return 1;
+  }
+
+  const plan = await gatherPlan({
+    provider,
+    controllers: enabledControllers(o.controllers),
+    nodes,
+    services,
+    options: { clusterName: o.clusterName, clusterCIDR: o.clusterCIDR, configureCloudRoutes: o.configureCloudRoutes },
+    ctx: { signal },
+    now: Date.now,
+  });
+  io.stdout(split.output === "json" ? renderPlanJson(plan) : renderPlanText(plan));
+  return planExitCode(plan);
+}
