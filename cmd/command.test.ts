@@ -187,7 +187,7 @@ describe("the command", () => {
   });
 
   test.each([
-    ["sandbox", ["--nodes string", "--services string", "--exit-when-ready", "--dir string"]],
+    ["sandbox", ["--nodes int", "--services int", "--exit-when-ready", "--dir string"]],
     ["doctor", ["--kubeconfig string", "--cloud-provider string", "Required. One of: acme, untagged."]],
     ["version", ["--raw"]],
     ["completion", ["completion bash|zsh|fish"]],

@@ -67,6 +67,8 @@ export interface FlagSpec {
   readonly name: string;
   readonly alias?: string;
   readonly takesValue: boolean;
+  /** The value's kind in help (`int`, `string`); default `string`. */
+  readonly valueHint?: string;
   readonly default?: string;
   readonly description: string;
 }
@@ -114,6 +116,10 @@ export function commandSpec(name: string, def: CommandDef<any>): CommandSpec {
       name: flag,
       ...("alias" in a && typeof a.alias === "string" && { alias: a.alias }),
       takesValue: a.type !== "boolean",
+      // citty's values are strings; one whose default is a whole number takes one.
+      ...(a.type !== "boolean" && {
+        valueHint: "valueHint" in a && a.valueHint ? a.valueHint : /^\d+$/.test(String(a.default)) ? "int" : "string",
+      }),
       ...(a.default !== undefined && { default: String(a.default) }),
       description: a.description ?? "",
     }));
@@ -149,7 +155,7 @@ export function renderCommandHelp(
   out.push("Flags:");
   const rows = spec.flags.map((f) => {
     const short = f.alias ? `-${f.alias}, ` : "    ";
-    const left = `  ${short}--${f.name}${f.takesValue ? " string" : ""}`;
+    const left = `  ${short}--${f.name}${f.takesValue ? ` ${f.valueHint ?? "string"}` : ""}`;
     const def = f.default !== undefined && f.default !== "" && f.default !== "false" ? ` (default ${f.default})` : "";
     return [left, `${f.description}${def}`] as const;
   });
