@@ -64,7 +64,13 @@ export async function applyOperations(
   ops: readonly Operation[],
   warn: (message: string) => void,
 ): Promise<CloudLoadBalancer> {
+  let wrote = false;
   for (const op of ops) {
+    if (op.op === "leaveOutTarget") {
+      warn(`load balancer ${lb.name}: ${describeTarget(op)} is left out: its type holds ${op.max} targets`);
+      continue;
+    }
+    wrote = true;
     try {
       await perform(ctx, api, lb.id, op);
     } catch (err) {
@@ -84,13 +90,18 @@ export async function applyOperations(
       });
     }
   }
-  if (ops.length === 0) return lb;
+  if (!wrote) return lb;
   const fresh = await api.get(ctx, lb.id);
   if (!fresh) throw new Error(`load balancer ${lb.id} (${lb.name}) disappeared while it was being changed`);
   return fresh;
 }
 
-function perform(ctx: CallContext, api: LoadBalancerWrites, id: number, op: Operation): Promise<unknown> {
+function perform(
+  ctx: CallContext,
+  api: LoadBalancerWrites,
+  id: number,
+  op: Exclude<Operation, { op: "leaveOutTarget" }>,
+): Promise<unknown> {
   switch (op.op) {
     case "update":
       return api.update(ctx, id, {
@@ -157,6 +168,8 @@ export function describe(op: Operation): string {
       return `remove_target ${describeTarget(op)}`;
     case "addTarget":
       return `add_target ${describeTarget(op)}`;
+    case "leaveOutTarget":
+      return `leave out ${describeTarget(op)} (the type holds ${op.max} targets)`;
   }
 }
 

@@ -17,7 +17,7 @@ function current(...tweaks: Tweak<CloudLoadBalancer>[]): CloudLoadBalancer {
     name: "web",
     labels: { [SERVICE_UID_LABEL]: "uid-1", team: "a" },
     location: { name: "fsn1", network_zone: "eu-central" },
-    load_balancer_type: { name: "lb11" },
+    load_balancer_type: { name: "lb11", max_targets: 25 },
     algorithm: { type: "round_robin" },
     public_net: {
       enabled: true,
@@ -120,7 +120,7 @@ const rows: readonly (readonly [string, CloudLoadBalancer, DesiredLoadBalancer, 
   [
     "leaves the type when nothing names one",
     current((lb) => {
-      lb.load_balancer_type = { name: "lb31" };
+      lb.load_balancer_type = { name: "lb31", max_targets: 75 };
     }),
     desired(),
     [],
@@ -285,6 +285,22 @@ const rows: readonly (readonly [string, CloudLoadBalancer, DesiredLoadBalancer, 
     [
       { op: "removeTarget", target: { type: "ip", ip: { ip: "198.51.100.1" } } },
       { op: "addTarget", target: { type: "ip", ip: { ip: "198.51.100.2" } } },
+    ],
+  ],
+  [
+    "adds only as many targets as the type holds, counting the removals; the rest are left out, not sent",
+    current((lb) => {
+      lb.load_balancer_type = { name: "lb11", max_targets: 3 };
+      lb.targets = [...lb.targets, { type: "server", server: { id: 9 }, use_private_ip: false }];
+    }),
+    desired((d) => {
+      d.targets = [3, 4, 1, 2, 5].map((id) => ({ type: "server", server: { id }, use_private_ip: false }));
+    }),
+    [
+      { op: "removeTarget", target: { type: "server", server: { id: 9 }, use_private_ip: false } },
+      { op: "addTarget", target: { type: "server", server: { id: 3 }, use_private_ip: false } },
+      { op: "leaveOutTarget", target: { type: "server", server: { id: 4 }, use_private_ip: false }, max: 3 },
+      { op: "leaveOutTarget", target: { type: "server", server: { id: 5 }, use_private_ip: false }, max: 3 },
     ],
   ],
 ];

@@ -28,7 +28,9 @@ export type Operation =
   | { readonly op: "addService"; readonly service: ServiceBody }
   | { readonly op: "updateService"; readonly service: ServiceBody }
   | { readonly op: "removeTarget"; readonly target: TargetBody }
-  | { readonly op: "addTarget"; readonly target: TargetBody };
+  | { readonly op: "addTarget"; readonly target: TargetBody }
+  /** Not sent: a target the type has no room for, for the runner to warn about (hccm's `MaxTargetsReached`). */
+  | { readonly op: "leaveOutTarget"; readonly target: TargetBody; readonly max: number };
 
 /** Every operation `current` needs to become `desired`, in order; none when it already is. */
 export function planLoadBalancer(current: CloudLoadBalancer, desired: DesiredLoadBalancer): Operation[] {
@@ -170,9 +172,12 @@ function planTargets(current: CloudLoadBalancer, desired: DesiredLoadBalancer): 
     if (desired.targets.some((w) => sameTarget(w, body))) kept.push(body);
     else remove.push({ op: "removeTarget", target: body });
   }
-  const add: Operation[] = desired.targets
-    .filter((w) => !kept.some((k) => sameTarget(w, k)))
-    .map((target) => ({ op: "addTarget", target }));
+  const missing = desired.targets.filter((w) => !kept.some((k) => sameTarget(w, k)));
+  const max = current.load_balancer_type.max_targets;
+  const room = max === null ? missing.length : Math.max(0, max - (current.targets.length - remove.length));
+  const add: Operation[] = missing.map((target, i) =>
+    i < room ? { op: "addTarget", target } : { op: "leaveOutTarget", target, max: max ?? 0 },
+  );
   return [...remove, ...add];
 }
 
