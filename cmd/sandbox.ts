@@ -83,7 +83,9 @@ export const sandboxCommand: Subcommand = (env) =>
       if (cloudName === "hcloud" && typeof nodes === "number" && nodes > HCLOUD_MAX_NODES)
         errors.push(`--nodes must be at most ${HCLOUD_MAX_NODES} with --cloud=hcloud, got ${nodes}`);
       if (errors.length > 0 || typeof nodes !== "number" || typeof services !== "number" || typeof port !== "number") {
-        process.stderr.write(`error: sandbox: ${errors.join("; ")}\n`);
+        process.stderr.write(
+          `error: sandbox: ${errors.join("; ")}\nRun '${env.invocation} sandbox --help' for its flags.\n`,
+        );
         return 1;
       }
       const logger = createRootLogger({ verbosity: Number(args.v) || 0, format: "text" });

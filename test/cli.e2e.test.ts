@@ -75,6 +75,14 @@ describe("a newcomer's first commands", () => {
     expect(r.stdout).not.toContain("FAIL");
   });
 
+  test("a sandbox flag error says where its flags are listed", async () => {
+    const r = await runExecutable(allInOne, ["sandbox", "--bogus"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "error: sandbox: unknown flag: --bogus\nRun 'cloud-controller-manager sandbox --help' for its flags.\n",
+    );
+  });
+
   test("--help names the providers the executable knows", async () => {
     const shippable = (await discoverProviders()).filter((p) => p.shippable).map((p) => p.name);
     const r = await runExecutable(allInOne, ["--help"]);
