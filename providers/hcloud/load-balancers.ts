@@ -95,7 +95,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
     const owner = named?.labels[SERVICE_UID_LABEL];
     if (named && owner !== undefined && owner !== uid) {
       throw new Error(
-        `the load balancer named ${name} (${named.id}) belongs to another Service (${SERVICE_UID_LABEL}=${owner}); choose another name with load-balancer.hetzner.cloud/name`,
+        `the load balancer named ${name} (${named.id}) belongs to another Service (${SERVICE_UID_LABEL}=${owner}); choose another name with load-balancer.hetzner.cloud/name, or, if that Service is gone for good, remove the label from the load balancer so this Service takes it over`,
       );
     }
     if (named && !quiet) {
