@@ -3,8 +3,9 @@
  * the end of its action), then reads the load balancer again when anything changed, and says what its status is.
  *
  * A repeated operation whose first answer was lost (the kit retries actions after a 5xx) is refused by the API with
- * a code meaning "already so": those count as done. A target the API will not take (the type's limit, a server off
- * the network or gone) is a warning, not a failure, so the rest of the Service is still served.
+ * a code meaning "already so": those count as done. A target the planner left out for the type's limit, or one the
+ * API will not take (a server off the network or gone), is a warning, not a failure, so the rest of the Service is
+ * still served.
  */
 import type { LoadBalancerIngress, LoadBalancerStatus } from "../../../kube/objects.ts";
 import type { CallContext } from "../../cloud.ts";
@@ -43,7 +44,8 @@ const ALREADY: Partial<Record<Operation["op"], readonly string[]>> = {
 
 /**
  * Why one Node's target cannot be added, by the API's code: it is left out with a warning and the others still go
- * in, so one broken Node does not stall a Service's every other change (hccm's `MaxTargetsReached` is the first).
+ * in, so one broken Node does not stall a Service's every other change. The limit is normally planned around (the
+ * type's `max_targets`); its code is here for an answer without it.
  */
 const TARGET_LEFT_OUT: Readonly<Record<string, string>> = {
   resource_limit_exceeded: "the load balancer type's target limit is reached (a larger type holds more)",
@@ -55,7 +57,7 @@ const codeOf = (err: unknown) => (err instanceof CloudApiError ? err.code : unde
 
 /**
  * Runs `ops` on load balancer `lb`; returns it as it is afterwards (read again only when something was written).
- * `warn` hears about targets left out for the type's limit.
+ * `warn` hears about the targets left out.
  */
 export async function applyOperations(
   ctx: CallContext,
