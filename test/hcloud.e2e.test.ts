@@ -238,6 +238,24 @@ test.each([
   120_000,
 );
 
+test.each([
+  ["passes with hccm's environment", {}, 0, "ok  "],
+  ["names HCLOUD_TOKEN when the API refuses it", { HCLOUD_TOKEN: "not-the-token" }, 1, "the API refused HCLOUD_TOKEN"],
+  ["names HCLOUD_NETWORK when it does not exist", { HCLOUD_NETWORK: "k8z" }, 1, "HCLOUD_NETWORK=k8z"],
+] as const)(
+  "doctor %s",
+  async (_, change, code, words) => {
+    const r = await runExecutable(
+      await executable("hcloud"),
+      ["doctor", "--cloud-provider=hcloud", "--allow-untagged-cloud", `--kubeconfig=${join(dir, "kubeconfig")}`],
+      { env: world.env({ ...change }) },
+    );
+    expect({ code: r.code, has: (r.stdout + r.stderr).includes(words) }).toEqual({ code, has: true });
+    expect(r.stdout + r.stderr).not.toContain("not-the-token");
+  },
+  120_000,
+);
+
 test("sandbox --cloud=hcloud prints the command; hcloud-cloud-controller-manager run as printed makes the sandbox ready", async () => {
   const sandbox = spawnCollecting([
     await executable(),
