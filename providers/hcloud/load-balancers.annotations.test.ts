@@ -97,7 +97,12 @@ const rows: Row[] = [
   },
   {
     key: "http-redirect-http",
-    annotations: () => ({ ...http, [`${A}http-redirect-http`]: "true" }),
+    // The API redirects only into an https listener.
+    annotations: (w) => ({
+      [`${A}protocol`]: "https",
+      [`${A}http-certificates`]: String(w.certID),
+      [`${A}http-redirect-http`]: "true",
+    }),
     check: (lb) => expect(svc0(lb).http?.redirect_http).toBe(true),
   },
   {
