@@ -5,10 +5,11 @@
  * - **Finding it**: by the `hcloud-ccm/service-uid` label, then by name. One found by name without the label is
  *   adopted (labelled, nothing else recreated: same ID, same IPs); one found by name that carries another Service's
  *   label is a conflict, never taken over. Two with this Service's label is an error naming both.
- * - **Creating it**: only after both lookups found nothing. `create` is never repeated blindly by the API client, so a
- *   create whose answer was lost leaves one load balancer, found by its label on the next sync.
+ * - **Creating it**: only after both lookups found nothing, in one call with its listeners, targets and network.
+ *   `create` is never repeated blindly by the API client, so a create whose answer was lost leaves one load
+ *   balancer, found by its label on the next sync.
  * - **Changing it**: `lb/desired.ts` says what the Service wants, `lb/plan.ts` what differs, `lb/apply.ts` does it;
- *   a converged load balancer costs one listing and no write.
+ *   a converged load balancer costs one listing and no write. `planLoadBalancer` shows the same plan, reads only.
  * - **Deleting it**: only the one carrying this Service's label; a delete-protected one is left, with a warning.
  *
  * Annotations are read before any call: an invalid one stops the sync with one `InvalidAnnotationsError` naming
