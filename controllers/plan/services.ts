@@ -73,6 +73,8 @@ async function planService(out: PlanBuilder, input: ServicePlanInput, svc: Servi
         "the provider cannot preview its load balancers (no planLoadBalancer): what ensuring this Service would change in the cloud is unknown",
         true,
       );
+      if (out.writes.length > before)
+        for (const e of events) out.write(object, "event", "recorded by the sync", [eventText(e)]);
       return;
     }
     let plan: LoadBalancerPlan;
