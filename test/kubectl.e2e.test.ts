@@ -282,6 +282,12 @@ describe("kubectl against the sandbox", () => {
     expect(out).not.toMatch(absent);
   });
 
+  test("logs of a pod says the sandbox runs no containers (it stores pods, runs none)", async () => {
+    const r = await run(["--kubeconfig", kubeconfig, "logs", "box"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('pod "box" has no running container: the sandbox stores pods but runs none');
+  });
+
   test.each([
     {
       args: ["delete", "service", "web"],

@@ -25,6 +25,7 @@ import { Faults } from "./faults.ts";
 import { errorResponse, type HandlerContext, handleResource, respond } from "./handlers.ts";
 import { inProcessStore, type ResourceStore } from "./in-process-store.ts";
 import { kubeconfigYaml } from "./kubeconfig.ts";
+import { refusePodRuntime } from "./pod-runtime.ts";
 import { Renderer } from "./representation.ts";
 import { parseRoute } from "./routes.ts";
 import { asApiError, methodNotAllowed, pathNotFound } from "./status-errors.ts";
@@ -119,6 +120,7 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
         if (req.method === "GET") server.timeout(req, 0);
         return await handleResource(ctx, req, url, route, user);
       }
+      refusePodRuntime(objects, auth, user, url.pathname);
       // A path the emulator does not serve is 404 for every verb, as on a real server without that API
       // (`kubectl create job` then says the server could not find the resource, not that the method is wrong).
       if (route.kind === "unknown" && /^\/apis?\//.test(url.pathname)) throw pathNotFound();
