@@ -71,13 +71,24 @@ export function documentedRegistry(): Registry {
 const labelsOf = (m: { labelNames?: readonly string[] }) =>
   (m.labelNames ?? []).length === 0 ? "" : (m.labelNames ?? []).map((l) => `\`${l}\``).join(", ");
 
+/** Default collectors that never have a sample under Bun (`npm run test:monitoring` found them empty). */
+const EMPTY_UNDER_BUN = [
+  "nodejs_active_handles",
+  "nodejs_active_requests",
+  "nodejs_active_resources",
+  "nodejs_gc_duration_seconds",
+];
+
 export async function metricsReference(): Promise<string> {
   const metrics = documentedRegistry()
     .getMetricsAsArray()
     .map((m) => m as unknown as { name: string; type: string; help: string; labelNames?: readonly string[] })
     .sort((a, b) => a.name.localeCompare(b.name));
   const process = createMetricsRegistry({ defaultMetrics: true });
-  const processNames = (await process.getMetricsAsJSON()).map((m) => m.name).sort();
+  const processNames = (await process.getMetricsAsJSON())
+    .map((m) => m.name)
+    .filter((n) => !EMPTY_UNDER_BUN.includes(n))
+    .sort();
   const out = [
     "# Metrics",
     "",
@@ -100,6 +111,9 @@ export async function metricsReference(): Promise<string> {
     "prom-client's default collectors, on every registry the manager serves:",
     "",
     ...processNames.map((n) => `- \`${n}\``),
+    "",
+    `prom-client also registers ${EMPTY_UNDER_BUN.map((n) => `\`${n}\``).join(", ")}, which stay empty under Bun`,
+    "(it exposes neither the active handle, request and resource lists nor garbage-collection events).",
     "",
     ...(await providerMetricsSection()),
   );
