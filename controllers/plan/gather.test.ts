@@ -158,6 +158,29 @@ describe("gatherPlan", () => {
       exit: 2,
     },
     {
+      name: "a node getting its provider ID notes that the load balancer's hosts may be re-sent",
+      input: () => ({
+        provider: previewing({ action: "create", name: "lb-web", changes: ["create"] }, cloud()),
+        nodes: [node("n1", uninitialized, ready(true))],
+        services: [lbService()],
+      }),
+      writes: [
+        "Node n1: initialize",
+        "Node n1: update-addresses",
+        "Node n1: event",
+        "Service default/web: add-finalizer",
+        "LoadBalancer lb-web: create",
+        "Service default/web: update-status",
+        "Service default/web: event",
+        "Service default/web: event",
+      ],
+      exit: 2,
+      check: (p) => {
+        expect(p.notes.map((n) => `${n.object.kind} ${n.object.name}`)).toEqual(["LoadBalancer lb-web"]);
+        expect(p.notes[0]?.message).toStartWith("when nodes n1 get their provider IDs");
+      },
+    },
+    {
       name: "an adopted load balancer keeps its address, and the Service's status already says it",
       input: () => ({
         provider: previewing(

@@ -84,6 +84,7 @@ export async function gatherPlan(input: PlanInput): Promise<Plan> {
         ctx,
         services: input.services,
         nodes: nodesAfter,
+        providerIDsSet: providerIDsSet(input.nodes, nodesAfter),
       }),
     );
   }
@@ -117,4 +118,12 @@ async function guard<T>(b: PlanBuilder, fn: () => Promise<T>): Promise<T | undef
     b.problem(undefined, err);
     return undefined;
   }
+}
+
+/** Names of the nodes whose provider ID is empty in `before` and set in `after`. */
+function providerIDsSet(before: readonly Node[], after: readonly Node[]): string[] {
+  const had = new Map(before.map((n) => [n.metadata?.name ?? "", n.spec?.providerID ?? ""]));
+  return after
+    .filter((n) => (n.spec?.providerID ?? "") !== "" && had.get(n.metadata?.name ?? "") === "")
+    .map((n) => n.metadata?.name ?? "");
 }

@@ -23,6 +23,8 @@ export interface ServicePlanInput {
   readonly services: readonly Service[];
   /** The nodes as the cloud-node controller would leave them: the load balancers converge on those. */
   readonly nodes: readonly Node[];
+  /** Nodes whose provider ID the cloud-node controller would set. */
+  readonly providerIDsSet?: readonly string[];
 }
 
 export async function planServices(out: PlanBuilder, input: ServicePlanInput): Promise<void> {
@@ -107,6 +109,13 @@ async function planService(out: PlanBuilder, input: ServicePlanInput, svc: Servi
       if (plan.status) statusWrite(out, object, svc, plan.status, `load balancer ${plan.name}'s addresses`);
     }
     events.push(ServiceEvents.ensured);
+    const ids = input.providerIDsSet ?? [];
+    if (ids.length > 0) {
+      out.note(
+        named,
+        `when nodes ${ids.join(", ")} get their provider IDs after this load balancer is ensured, the service controller re-sends its hosts (the same hosts; whether it happens depends on which write lands first)`,
+      );
+    }
   }
   // Events accompany a real change only (see the file comment).
   if (out.writes.length === before) return;

@@ -1,0 +1,214 @@
+/**
+ * Issue 25's `plan`, compiled, against the sandbox's API emulator and simulated cloud started in this process, each
+ * behind a recording proxy (test/support/api-proxy.ts), so every request of `plan` and of the manager is logged:
+ * on a fresh cluster `plan` lists every node initialisation, load balancer and route and exits 2; the real manager
+ * then makes exactly those writes, request for request (and records exactly the Events listed); on the converged
+ * cluster `plan` finds nothing and exits 0; and `plan` itself never writes (counted at the proxies, at the emulator's
+ * resourceVersion and in the cloud's own write log).
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createConsola } from "consola";
+import { createKubeClient } from "../kube/client.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import type { Event, Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
+import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import { createMachines } from "../sandbox/cloud/fixtures.ts";
+import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { registrationOf } from "../sandbox/kubelets.ts";
+import { type ApiProxy, startApiProxy, writeProxiedConfig } from "./support/api-proxy.ts";
+import { executable, runExecutable } from "./support/executables.ts";
+import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
+
+// End-to-end tests start executables; a slow, busy machine needs room.
+setDefaultTimeout(180_000);
+
+const quiet = createConsola({ level: -999 });
+const NODES = 3;
+let api: ApiServer;
+let cloud: SimulatedCloud;
+let apiProxy: ApiProxy;
+let cloudProxy: ApiProxy;
+let admin: KubeClient;
+let files: { kubeconfig: string; cloudConfig: string };
+let manager: RunningProcess | undefined;
+
+interface PlanJson {
+  exitCode: number;
+  changes: number;
+  objects: {
+    kind: string;
+    name: string;
+    writes: { controller: string; action: string; reason: string; changes: string[] }[];
+  }[];
+  notes: unknown[];
+  problems: unknown[];
+}
+
+beforeAll(async () => {
+  api = await startApiServer({ logger: quiet });
+  cloud = startSimulatedCloud({ token: "cloud-token", logger: quiet });
+  apiProxy = startApiProxy(api.url);
+  cloudProxy = startApiProxy(cloud.url);
+  const dir = await mkdtemp(join(tmpdir(), "ccm-plan-"));
+  const adminConfig = await api.writeKubeconfig(join(dir, "admin.kubeconfig"), { https: false });
+  files = { kubeconfig: join(dir, "ccm.kubeconfig"), cloudConfig: join(dir, "cloud.yaml") };
+  await writeProxiedConfig(adminConfig, files.kubeconfig, api.url, apiProxy);
+  await writeFile(files.cloudConfig, `url: ${cloudProxy.url}\ntoken: cloud-token\n`);
+  admin = createKubeClient(loadTransport({ kubeconfig: adminConfig }), { qps: 0, burst: 0, userAgent: "e2e" });
+  // A fresh cluster: kubelets registered their nodes (uninitialised, each with a pod CIDR and, as with kubelet's
+  // --provider-id, its provider ID), two Services ask for load balancers, and the cloud has nothing yet. Without the
+  // provider IDs the service controller may re-send a load balancer's hosts once a node gets its ID, depending on
+  // which write lands first: `plan` notes that, and a write-for-write comparison could not be exact.
+  for (const [i, m] of createMachines(cloud.state, NODES).entries()) {
+    const node = registrationOf(m, new Date(), `10.128.${i}.0/24`);
+    node.spec = { ...node.spec, providerID: m.providerID };
+    await admin.create(Resources.nodes, node);
+  }
+  for (const name of ["web", "dns"]) {
+    const svc: Service = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace: "default" },
+      spec: { type: "LoadBalancer", selector: { app: name }, ports: [{ name: "p", protocol: "TCP", port: 80 }] },
+    };
+    await admin.create(Resources.services, svc, { namespace: "default" });
+  }
+});
+
+afterAll(async () => {
+  manager?.proc.kill("SIGKILL");
+  await manager?.exited;
+  await apiProxy?.stop();
+  await cloudProxy?.stop();
+  await cloud?.stop();
+  await api?.stop();
+});
+
+const planArgs = () => [
+  "plan",
+  "--cloud-provider=sandbox",
+  `--cloud-config=${files.cloudConfig}`,
+  `--kubeconfig=${files.kubeconfig}`,
+  "--cluster-cidr=10.128.0.0/9",
+];
+
+/** Runs `plan` and checks it wrote nothing anywhere: proxies, the emulator's resourceVersion, the cloud's log. */
+async function planWithoutWrites(extra: string[]) {
+  const apiWrites = apiProxy.writes().length;
+  const cloudWrites = cloudProxy.writes().length;
+  const version = api.store.resourceVersion;
+  cloud.calls.reset();
+  const ran = await runExecutable(await executable(), [...planArgs(), ...extra]);
+  expect(apiProxy.writes().length).toBe(apiWrites);
+  expect(cloudProxy.writes().length).toBe(cloudWrites);
+  expect(api.store.resourceVersion).toBe(version);
+  expect(cloud.calls.writes()).toEqual([]);
+  return ran;
+}
+
+/** The request each planned write is, `METHOD path`; Events are compared as objects instead (they aggregate). */
+function expectedRequests(plan: PlanJson): { api: string[]; cloud: string[] } {
+  const out = { api: [] as string[], cloud: [] as string[] };
+  for (const o of plan.objects) {
+    for (const w of o.writes) {
+      if (w.action === "event") continue;
+      const [ns, name] = o.name.split("/");
+      const key = `${o.kind} ${w.action}`;
+      if (key === "Node initialize") out.api.push(`PUT /api/v1/nodes/${o.name}`);
+      else if (key === "Node update-addresses" || key === "Node set-condition")
+        out.api.push(`PATCH /api/v1/nodes/${o.name}/status`);
+      else if (key === "Service add-finalizer" || key === "Service update-status")
+        out.api.push(`PATCH /api/v1/namespaces/${ns}/services/${name}/status`);
+      else if (key === "LoadBalancer create") out.cloud.push(`PUT /v1/load-balancers/${o.name}`);
+      else if (key === "Route create") out.cloud.push("POST /v1/routes");
+      else throw new Error(`the test does not map ${key}`);
+    }
+  }
+  return { api: out.api.sort(), cloud: out.cloud.sort() };
+}
+
+const plannedEvents = (plan: PlanJson): string[] =>
+  plan.objects
+    .flatMap((o) =>
+      o.writes
+        .filter((w) => w.action === "event")
+        .map((w) => `${o.kind} ${o.name.split("/").at(-1)}: ${w.changes[0]?.split(":")[0]?.split(" ")[1]}`),
+    )
+    .sort();
+
+const recordedEvents = async (): Promise<string[]> =>
+  (await admin.list<Event>(Resources.events)).items
+    .flatMap((e) =>
+      Array.from({ length: e.count ?? 1 }, () => `${e.involvedObject?.kind} ${e.involvedObject?.name}: ${e.reason}`),
+    )
+    .sort();
+
+const requestsOf = (proxy: ApiProxy) =>
+  proxy
+    .writes()
+    .filter((r) => !r.path.includes("/events"))
+    .map((r) => `${r.method} ${r.path.split("?")[0]}`)
+    .sort();
+
+describe("plan", () => {
+  let fresh: PlanJson;
+
+  test("on a fresh cluster lists every node initialisation, load balancer and route, writes nothing, exits 2", async () => {
+    const ran = await planWithoutWrites(["-o", "json"]);
+    expect(ran.stderr).toBe("");
+    expect(ran.code).toBe(2);
+    fresh = JSON.parse(ran.stdout) as PlanJson;
+    expect(fresh.problems).toEqual([]);
+    const actions = (kind: string, action: string) =>
+      fresh.objects.filter((o) => o.kind === kind && o.writes.some((w) => w.action === action)).map((o) => o.name);
+    expect(actions("Node", "initialize")).toEqual(["node-1", "node-2", "node-3"]);
+    expect(actions("Service", "add-finalizer")).toEqual(["default/dns", "default/web"]);
+    expect(actions("LoadBalancer", "create")).toHaveLength(2);
+    expect(actions("Route", "create")).toEqual(["10.128.0.0/24", "10.128.1.0/24", "10.128.2.0/24"]);
+  });
+
+  test("the same plan reads for people, grouped by object with the controllers' reasons", async () => {
+    const ran = await planWithoutWrites([]);
+    expect(ran.code).toBe(2);
+    expect(ran.stdout).toContain(
+      "Node node-1\n  ~ initialize (cloud-node-controller: node has the node.cloudprovider.kubernetes.io/uninitialized taint)\n",
+    );
+    expect(ran.stdout).toContain(
+      "  + create (service-lb-controller: Service default/web wants a load balancer and none exists)",
+    );
+    expect(ran.stdout).toContain(`Plan: ${fresh.changes} write(s) to 3 Nodes, 2 Services, 2 load balancers, 3 routes.`);
+  });
+
+  test("a real run then makes exactly the writes the plan listed, and records exactly its Events", async () => {
+    const expected = expectedRequests(fresh);
+    const apiBefore = apiProxy.writes().length;
+    const cloudBefore = cloudProxy.writes().length;
+    expect(apiBefore).toBe(0);
+    expect(cloudBefore).toBe(0);
+    manager = spawnCollecting(await managerCommand(files));
+    const done = () =>
+      requestsOf(apiProxy).length >= expected.api.length && requestsOf(cloudProxy).length >= expected.cloud.length;
+    await poll(done, { timeoutMs: 90_000, message: `the manager's writes\n${manager.output()}` });
+    await poll(async () => (await recordedEvents()).length >= plannedEvents(fresh).length, {
+      message: "the manager's Events",
+    });
+    manager.proc.kill("SIGTERM");
+    await manager.exited;
+    expect(requestsOf(apiProxy)).toEqual(expected.api);
+    expect(requestsOf(cloudProxy)).toEqual(expected.cloud);
+    expect(await recordedEvents()).toEqual(plannedEvents(fresh));
+  });
+
+  test("on the converged cluster finds nothing to change, writes nothing, exits 0", async () => {
+    const text = await planWithoutWrites([]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("No changes: the controllers would write nothing. Nothing was written.");
+    const json = await planWithoutWrites(["-o", "json"]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 0, changes: 0, objects: [], problems: [] });
+  });
+});
