@@ -94,8 +94,20 @@ export const FLAGS: readonly FlagDef[] = [
     "Content type of requests to the API server (JSON is always used here).",
     none,
   ),
-  flag("generic", "kube-api-qps", "float", "20", "QPS to use while talking with the Kubernetes API server."),
-  flag("generic", "kube-api-burst", "int", "30", "Burst to use while talking with the Kubernetes API server."),
+  flag(
+    "generic",
+    "kube-api-qps",
+    "float",
+    "20",
+    "QPS to use while talking with the Kubernetes API server. Unset, the API server's flow control (APF) paces the client when the server shows it (its X-Kubernetes-PF-* headers); otherwise this default holds.",
+  ),
+  flag(
+    "generic",
+    "kube-api-burst",
+    "int",
+    "30",
+    "Burst to use while talking with the Kubernetes API server. Setting either this or --kube-api-qps keeps the client-side limit even when the server runs APF.",
+  ),
   flag("generic", "controller-start-interval", "duration", "0s", "Interval between starting controller managers."),
   flag(
     "generic",

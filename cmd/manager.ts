@@ -20,6 +20,7 @@ import { createTermFence, type TermFence } from "../controllers/runtime/term-fen
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
 import { kubeClientMetrics } from "../kube/metrics.ts";
+import { createPacing } from "../kube/pacing.ts";
 import { loadTransport } from "../kube/transport.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
 import type { RunManager } from "./command.ts";
@@ -53,6 +54,16 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         env: process.env,
         signal: AbortSignal.any([signal, lifetime.signal]),
       });
+      // One pacing decision for all of them (kube/pacing.ts): the server's flow control unless the flags were set.
+      const pacing = createPacing({
+        qps: options.kubeApiQps,
+        burst: options.kubeApiBurst,
+        explicit: options.kubeApiLimitsSet ?? true,
+        now: clock.now,
+        sleep: clock.sleep,
+        log: (message) => logger.info(message),
+        registry,
+      });
       clientFor = (user, fence) =>
         createKubeClient(transport, {
           qps: options.kubeApiQps,
@@ -60,6 +71,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           userAgent: `cloud-controller-manager/${user}`,
           fence,
           metrics: kubeClientMetrics(registry),
+          pacing,
         });
       logger.info(`Kubernetes API at ${transport.server} (from ${transport.source})`);
     } catch (err) {

@@ -283,7 +283,10 @@ const OptionsSchema = v.pipe(
   })),
 );
 
-export type Options = v.InferOutput<typeof OptionsSchema>;
+export type Options = v.InferOutput<typeof OptionsSchema> & {
+  /** `--kube-api-qps` or `--kube-api-burst` was given: the client-side limit holds, not the server's flow control. */
+  readonly kubeApiLimitsSet?: boolean;
+};
 
 export type OptionsResult = { ok: true; options: Options; ignored: string[] } | { ok: false; errors: string[] };
 
@@ -299,7 +302,8 @@ export function buildOptions(values: ReadonlyMap<string, string>): OptionsResult
   errors.push(...kindErrors(values), ...crossFieldErrors(raw));
   if (errors.length > 0 || !result.success) return { ok: false, errors: [...new Set(errors)] };
   const ignored = [...values.keys()].filter((name) => FLAGS_BY_NAME.get(name)?.effect === "none");
-  return { ok: true, options: result.output, ignored };
+  const kubeApiLimitsSet = values.has("kube-api-qps") || values.has("kube-api-burst");
+  return { ok: true, options: { ...result.output, kubeApiLimitsSet }, ignored };
 }
 
 /** Kind checks for the compatibility-only flags, so a typo there is still reported. */

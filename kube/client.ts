@@ -1,6 +1,6 @@
 /**
  * The `KubeClient` on Bun `fetch`: URL building, whole lists across pages, explicit patch content types, the
- * token-bucket rate limiter, typed errors. See client-types.ts for the contract of each operation.
+ * pacing (the token-bucket rate limiter, or the API server's flow control: pacing.ts), typed errors. See client-types.ts for the contract of each operation.
  */
 import type {
   KubeClient,
@@ -16,14 +16,17 @@ import { isGone } from "./client-types.ts";
 import { createRequester, type HttpRequest, type Query } from "./http.ts";
 import type { KubeClientMetrics } from "./metrics.ts";
 import type { KubeObject } from "./objects.ts";
-import { createTokenBucket } from "./rate-limiter.ts";
+import { type Pacing, tokenBucketPacer } from "./pacing.ts";
 import type { Now, Sleep } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
 import { watchStream } from "./watch.ts";
 import type { WriteFence } from "./write-fence.ts";
 
 export interface KubeClientOptions {
-  /** Sustained requests per second (upstream `--kube-api-qps`); 0 or less disables client-side limiting. */
+  /**
+   * Sustained requests per second (upstream `--kube-api-qps`); 0 or less disables client-side limiting. Ignored when
+   * `pacing` is given (it holds the qps and burst).
+   */
   readonly qps: number;
   /** Requests allowed at once after a quiet period (upstream `--kube-api-burst`). */
   readonly burst: number;
@@ -36,6 +39,8 @@ export interface KubeClientOptions {
   readonly fence?: WriteFence | undefined;
   /** client-go's `rest_client_*` metrics (metrics.ts: `kubeClientMetrics(registry)`); absent ⇒ not recorded. */
   readonly metrics?: KubeClientMetrics | undefined;
+  /** The manager's shared pacing (pacing.ts): this client gets its own pacer of it. Absent ⇒ a plain token bucket. */
+  readonly pacing?: Pacing | undefined;
 }
 
 export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
@@ -76,15 +81,12 @@ interface ListPage<T> {
 
 export function createKubeClient(transport: Transport, opts: KubeClientOptions): KubeClient {
   const now = opts.now ?? Date.now;
-  const limiter = createTokenBucket({
-    qps: opts.qps,
-    burst: opts.burst,
-    now,
-    ...(opts.sleep && { sleep: opts.sleep }),
-  });
+  const pacer =
+    opts.pacing?.pacer() ??
+    tokenBucketPacer({ qps: opts.qps, burst: opts.burst, now, ...(opts.sleep && { sleep: opts.sleep }) });
   const http = createRequester(transport, {
     userAgent: opts.userAgent,
-    limiter,
+    pacer,
     now,
     requestTimeoutMs: opts.requestTimeoutMs ?? 60_000,
     fence: opts.fence,

@@ -7,7 +7,7 @@
 import { KubeApiError } from "./client-types.ts";
 import { hostLabel, type KubeClientMetrics } from "./metrics.ts";
 import type { Status } from "./objects.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
+import type { Admission, Pacer } from "./pacing.ts";
 import type { Now } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
 import { type FencedWrite, isWriteMethod, type WriteFence } from "./write-fence.ts";
@@ -60,7 +60,8 @@ export interface Requester {
 
 export interface RequesterOptions {
   readonly userAgent: string;
-  readonly limiter: RateLimiter;
+  /** Admits each request (pacing.ts: the token bucket, or the API server's flow control) and hears its answer. */
+  readonly pacer: Pacer;
   readonly now: Now;
   /** Client-side timeout of a non-streaming request, body included. */
   readonly requestTimeoutMs: number;
@@ -92,69 +93,78 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
     }
   };
 
+  /** The request once paced: `admission` hears its answer at the headers (a throw before any answer: the caller's). */
+  const sendAdmitted = async (req: HttpRequest, host: string, admission: Admission): Promise<Response> => {
+    req.admitted?.();
+    let settings: Awaited<ReturnType<Transport["settings"]>>;
+    try {
+      settings = await transport.settings(req.signal);
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      throw new KubeApiError(
+        `${req.method} ${req.path}: credentials from ${transport.source}: ${(err as Error).message}`,
+        { status: 0, reason: ClientReason.CredentialsUnavailable },
+        { cause: err },
+      );
+    }
+    const url = buildUrl(transport.server, req.path, req.query);
+    const headers: Record<string, string> = {
+      ...settings.headers,
+      Accept: "application/json",
+      "User-Agent": opts.userAgent,
+    };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
+      headers["Content-Type"] = req.contentType ?? "application/json";
+    }
+    // Synchronous from here to `fetch`: nothing may run between the fence's check and the request leaving.
+    const write = opts.fence && isWriteMethod(req.method) ? opts.fence.enter(`${req.method} ${req.path}`) : undefined;
+    const signal = signalFor(req, write);
+    let res: Response;
+    const sentAt = opts.now();
+    try {
+      res = await fetch(url, {
+        method: req.method,
+        headers,
+        ...(body !== undefined && { body }),
+        ...(settings.tls && { tls: settings.tls }),
+        ...(settings.proxy && { proxy: settings.proxy }),
+        ...(signal && { signal }),
+        redirect: "manual",
+      });
+    } catch (err) {
+      opts.metrics?.request(req.method, host, undefined, (opts.now() - sentAt) / 1000);
+      if (write?.signal.aborted) throw write.signal.reason;
+      return fail(req, url, err);
+    } finally {
+      write?.end();
+    }
+    opts.metrics?.request(req.method, host, res.status, (opts.now() - sentAt) / 1000);
+    answered(admission, req, res);
+    if (res.ok) return res;
+    if (res.status === 401) transport.unauthorized();
+    let text = "";
+    try {
+      text = await res.text();
+    } catch {
+      // the status line is the answer; a broken error body only loses the message
+    }
+    const who = res.status === 401 || res.status === 403 ? `${transport.identity} from ${transport.source}` : undefined;
+    throw errorFromAnswer(req.method, req.path, res.status, res.headers.get("retry-after"), text, opts.now, who);
+  };
+
   return {
     async send(req) {
       const host = hostLabel(transport.server);
       const waitFrom = opts.now();
-      await opts.limiter.wait(req.signal);
+      const admission = await opts.pacer.admit(req.signal);
       opts.metrics?.rateLimited(req.method, host, (opts.now() - waitFrom) / 1000);
-      req.admitted?.();
-      let settings: Awaited<ReturnType<Transport["settings"]>>;
       try {
-        settings = await transport.settings(req.signal);
-      } catch (err) {
-        if (req.signal?.aborted) throw req.signal.reason;
-        throw new KubeApiError(
-          `${req.method} ${req.path}: credentials from ${transport.source}: ${(err as Error).message}`,
-          { status: 0, reason: ClientReason.CredentialsUnavailable },
-          { cause: err },
-        );
-      }
-      const url = buildUrl(transport.server, req.path, req.query);
-      const headers: Record<string, string> = {
-        ...settings.headers,
-        Accept: "application/json",
-        "User-Agent": opts.userAgent,
-      };
-      let body: string | undefined;
-      if (req.body !== undefined) {
-        body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
-        headers["Content-Type"] = req.contentType ?? "application/json";
-      }
-      // Synchronous from here to `fetch`: nothing may run between the fence's check and the request leaving.
-      const write = opts.fence && isWriteMethod(req.method) ? opts.fence.enter(`${req.method} ${req.path}`) : undefined;
-      const signal = signalFor(req, write);
-      let res: Response;
-      const sentAt = opts.now();
-      try {
-        res = await fetch(url, {
-          method: req.method,
-          headers,
-          ...(body !== undefined && { body }),
-          ...(settings.tls && { tls: settings.tls }),
-          ...(settings.proxy && { proxy: settings.proxy }),
-          ...(signal && { signal }),
-          redirect: "manual",
-        });
-      } catch (err) {
-        opts.metrics?.request(req.method, host, undefined, (opts.now() - sentAt) / 1000);
-        if (write?.signal.aborted) throw write.signal.reason;
-        return fail(req, url, err);
+        return await sendAdmitted(req, host, admission);
       } finally {
-        write?.end();
+        admission.done();
       }
-      opts.metrics?.request(req.method, host, res.status, (opts.now() - sentAt) / 1000);
-      if (res.ok) return res;
-      if (res.status === 401) transport.unauthorized();
-      let text = "";
-      try {
-        text = await res.text();
-      } catch {
-        // the status line is the answer; a broken error body only loses the message
-      }
-      const who =
-        res.status === 401 || res.status === 403 ? `${transport.identity} from ${transport.source}` : undefined;
-      throw errorFromAnswer(req.method, req.path, res.status, res.headers.get("retry-after"), text, opts.now, who);
     },
     text,
     async json<T>(req: HttpRequest, res: Response): Promise<T> {
@@ -162,6 +172,11 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
       return (body === "" ? undefined : JSON.parse(body)) as T;
     },
   };
+}
+
+/** The pacer hears every answer at its headers; a watch's says nothing of flow control (APF leaves watches alone). */
+function answered(admission: Admission, req: HttpRequest, res: Response): void {
+  admission.done({ status: res.status, headers: res.headers, longRunning: req.stream === true });
 }
 
 export function buildUrl(server: string, path: string, query?: Query): string {

@@ -16,6 +16,7 @@ import {
 } from "../controllers/runtime/metrics.ts";
 import { pendingLoadBalancersMetric } from "../controllers/service/pending-metric.ts";
 import { kubeClientMetrics } from "../kube/metrics.ts";
+import { pacingMetric } from "../kube/pacing.ts";
 import { providerApiMetrics, providerMetricPrefix } from "../providers/kit/metrics.ts";
 import { ANNOTATION_PAGES } from "./annotation-pages.ts";
 import { discoverProviders } from "./build.ts";
@@ -62,6 +63,7 @@ export function documentedRegistry(): Registry {
   workqueueMetrics(registry);
   eventRecorderMetrics(registry);
   kubeClientMetrics(registry);
+  pacingMetric(registry);
   leaderElectionMetrics(registry);
   uninitializedNodesMetric(registry);
   pendingLoadBalancersMetric(registry);
@@ -93,7 +95,7 @@ export async function metricsReference(): Promise<string> {
     "# Metrics",
     "",
     "Generated from `controllers/runtime/metrics.ts`, `controllers/runtime/leader-election-metrics.ts`,",
-    "`controllers/node/uninitialized-metric.ts`, `controllers/service/pending-metric.ts`, `kube/metrics.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
+    "`controllers/node/uninitialized-metric.ts`, `controllers/service/pending-metric.ts`, `kube/metrics.ts`, `kube/pacing.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
     "",
     "Served at `/metrics` on `--secure-port` (Prometheus text format) to callers the API server authenticates and",
     "authorises (`get` on the non-resource path `/metrics`). Names, types, labels and buckets are upstream's",
