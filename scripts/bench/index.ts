@@ -5,7 +5,7 @@
  * docs/performance.md.
  *
  *   bun run bench                         every benchmark, at a tenth of the size and at the full size
- *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint)
+ *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint, hcloud)
  *   bun run bench --size=tenth            one size (tenth | full | both)
  *   bun run bench --runs=10               start-up runs to take the median of (default 10)
  *   bun run bench --window=60             each of the two steady-state windows, in seconds (default 60)
@@ -21,13 +21,20 @@ import { parseArgs } from "node:util";
 import { benchExecutable } from "./ccm.ts";
 import type { BenchContext, Benchmark } from "./context.ts";
 import { footprintBenchmark } from "./footprint.ts";
+import { hcloudApiCallsBenchmark } from "./hcloud-api-calls.ts";
 import { nodesBenchmark } from "./nodes.ts";
 import { type BenchResult, renderMarkdown, renderTable, SCALES, type Scale, toJson } from "./report.ts";
 import { servicesBenchmark } from "./services.ts";
 import { startupBenchmark } from "./startup.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
-const BENCHMARKS: readonly Benchmark[] = [startupBenchmark, nodesBenchmark, servicesBenchmark, footprintBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [
+  startupBenchmark,
+  nodesBenchmark,
+  servicesBenchmark,
+  footprintBenchmark,
+  hcloudApiCallsBenchmark,
+];
 
 function options(argv: string[]) {
   const { values } = parseArgs({
