@@ -68,11 +68,19 @@ const SERVERS: readonly { match: RegExp; ready: RegExp }[] = [
   },
 ];
 
+/** `npx bun test test/<file>.test.ts …`: files of this suite (not a scaffold's new tests, which are run). */
+const SUITE_FILES = /^npx bun test( test\/[\w./-]+\.test\.ts)+\s*(#.*)?$/;
+
 /** Commands not run here, each with the reason. Matched against the command as written. */
 const NOT_RUN: readonly { match: RegExp; reason: string }[] = [
   {
     match: /^(npm install && )?npm test\b/,
     reason: "the suite this test is part of (it would run itself); CI runs it (.ci/run)",
+  },
+  {
+    match: SUITE_FILES,
+    reason:
+      "end-to-end test files of the suite, which runs them on its own; run here again they would double its time (the test below checks that each file exists)",
   },
   {
     match: /^npm run bench\b/,
@@ -91,7 +99,7 @@ const NOT_RUN: readonly { match: RegExp; reason: string }[] = [
   {
     match: /^(kubeadm |kubectl apply -k deploy\/|kubectl (-n \S+ )?create (clusterrolebinding|rolebinding|secret))/,
     reason:
-      "needs a real cluster (kubeadm, RBAC objects the API emulator does not serve); the test:real tier applies deploy/kubernetes to a real kube-apiserver",
+      "needs a real cluster: kubeadm, and kinds the API emulator does not serve (RBAC, workloads, monitoring objects); the test:real tier applies deploy/kubernetes to a real kube-apiserver",
   },
   {
     match: /^(docker|podman) /,
@@ -343,6 +351,16 @@ describe("extracting the commands of a document", () => {
       [["run", "npm start -- --help   # flags"]],
     ],
     [
+      "a test file of the suite, not run again",
+      md("sh", "npx bun test test/proxmox.e2e.test.ts"),
+      [["not-run", "npx bun test test/proxmox.e2e.test.ts"]],
+    ],
+    [
+      "a new provider's tests, run",
+      md("sh", "npx bun test providers/acme   # conformance"),
+      [["run", "npx bun test providers/acme   # conformance"]],
+    ],
+    [
       "the suite itself, not run",
       md("sh", "npm install && npm test   # all"),
       [["not-run", "npm install && npm test   # all"]],
@@ -500,6 +518,15 @@ describe("every command in the documentation, run as written", async () => {
 
   const stepsOf = new Map<string, Step[]>();
   for (const doc of docs) stepsOf.set(doc, extractSteps(doc, await readFile(join(ROOT, doc), "utf8")));
+
+  test("the suite's test files the documentation names exist", () => {
+    const named = [...stepsOf.values()]
+      .flat()
+      .filter((s) => SUITE_FILES.test(s.text))
+      .flatMap((s) => s.text.split(/\s+/).filter((w) => w.startsWith("test/")));
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((f) => !existsSync(join(ROOT, f)))).toEqual([]);
+  });
 
   test("the documentation has commands to run", () => {
     expect([...stepsOf.values()].flat().filter((s) => s.kind === "run" || s.kind === "serve").length).toBeGreaterThan(
