@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { $ } from "bun";
 import { aptInstall } from "../lib/apt.ts";
 import { exitsZero, Tally } from "../lib/test-tally.ts";
-import { buildImage, runImage } from "./image.ts";
+import { buildImage, inspectImage, runImage } from "./image.ts";
 import { containersRefused, ensureDebianImage, ensureSystemdImage } from "./podman.ts";
 import { startSandbox } from "./sandbox.ts";
 import { runUnit } from "./systemd.ts";
@@ -46,13 +46,16 @@ async function run(): Promise<void> {
   const refusal = await containersRefused();
   if (refusal) {
     console.log(
-      `deploy: podman cannot run a container on this machine, so the 4 remaining checks are skipped:\n${refusal}`,
+      `deploy: podman cannot run a container on this machine, so the 5 remaining checks are skipped:\n${refusal}`,
     );
-    tally.skipped += 4;
+    tally.skipped += 5;
     return;
   }
   const image = await tally.check("podman build of deploy/container/Containerfile", () => done(buildImage()));
   if (image) {
+    await tally.check("the image carries OCI labels, dpkg records and the SBOM for scanners", async () =>
+      log(await inspectImage()),
+    );
     await tally.check("the image manages the sandbox's cluster and stops cleanly", () => withSandbox(runImage));
   }
   const systemd = await tally.check("Debian image with systemd (debootstrap, cached)", () =>
