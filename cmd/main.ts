@@ -1,4 +1,4 @@
-/** The all-in-one executable in development (`bun cmd/main.ts …`); the build generates its own entries. */
+/** The all-in-one executable in development (`npx bun cmd/main.ts …`, `npm start`); the build generates its own entries. */
 import "../providers/all.ts";
 import { main } from "./entry.ts";
 import { allInOneSubcommands } from "./subcommands.ts";
