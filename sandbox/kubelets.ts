@@ -16,7 +16,7 @@ import { Taints } from "../kube/well-known.ts";
 import { formatCIDR, parseCIDR } from "../net/cidr.ts";
 import type { CloudState } from "./cloud/state.ts";
 import type { Machine } from "./cloud/types.ts";
-import { deleteNodeLease, NODE_LEASE_RENEW_MS, renewNodeLease } from "./node-leases.ts";
+import { createNodeLease, deleteNodeLease, NODE_LEASE_RENEW_MS, renewNodeLease } from "./node-leases.ts";
 
 export interface KubeletsOptions {
   readonly client: KubeClient;
@@ -64,7 +64,7 @@ export function startKubelets(opts: KubeletsOptions): Kubelets {
       if (!isAlreadyExists(err)) throw err;
       uid = (await opts.client.get<Node>(Resources.nodes, machine.name)).metadata?.uid;
     }
-    await renewNodeLease(opts.client, { name: machine.name, uid }, now());
+    await createNodeLease(opts.client, { name: machine.name, uid }, now());
     known.set(machine.name, { readiness: "True", beat: now().getTime(), lease: now().getTime(), uid });
   };
 

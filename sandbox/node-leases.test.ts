@@ -102,6 +102,22 @@ describe("the sandbox kubelets' node Leases", () => {
     expect((await lease()).spec?.renewTime).toBe("2026-05-01T10:00:00.000000Z");
   });
 
+  test("a kubelet started again over an existing Lease renews it", async () => {
+    stop.abort();
+    await kubelets.done;
+    clock = T0 + 60_000;
+    stop = new AbortController();
+    kubelets = startKubelets({
+      client,
+      cloud,
+      logger: createConsola({ level: -999 }),
+      now: () => new Date(clock),
+      signal: stop.signal,
+    });
+    await kubelets.registered;
+    expect((await lease()).spec?.renewTime).toBe("2026-05-01T10:01:00.000000Z");
+  });
+
   test("a deleted machine's node and Lease go", async () => {
     cloud.deleteMachine(machine.id);
     await client.delete(Resources.nodes, machine.name);

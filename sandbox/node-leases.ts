@@ -4,7 +4,7 @@
  * runs. `kubectl describe node` shows it (without it: `Lease: Failed to get lease`), and a node whose machine
  * stopped shows a renew time that no longer moves, as with a dead kubelet.
  */
-import { isNotFound, type KubeClient, Resources } from "../kube/client-types.ts";
+import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Lease } from "../kube/objects.ts";
 
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
@@ -46,6 +46,20 @@ export async function renewNodeLease(
   } catch (err) {
     if (!isNotFound(err)) throw err;
     await client.create(Resources.leases, lease, { namespace: NODE_LEASE_NAMESPACE });
+  }
+}
+
+/** Creates the node's Lease, as a kubelet does when it starts; renews it when it is already there. */
+export async function createNodeLease(
+  client: KubeClient,
+  node: { readonly name: string; readonly uid?: string | undefined },
+  at: Date,
+): Promise<void> {
+  try {
+    await client.create(Resources.leases, nodeLeaseOf(node, at), { namespace: NODE_LEASE_NAMESPACE });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    await renewNodeLease(client, node, at);
   }
 }
 
