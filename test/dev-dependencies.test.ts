@@ -57,6 +57,15 @@ describe("development dependencies", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("README names the Node.js versions package.json's engines allows", async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8"));
+    const lowest = /^>=\s*(\d+)$/.exec(pkg.engines?.node ?? "")?.[1];
+    expect(lowest).toBeDefined();
+    const readme = await readFile(join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain(`Node.js ${lowest} or newer`);
+    expect(readme).toContain(`CI runs on the lowest supported version, Node.js ${lowest}`);
+  });
+
   test("package.json keeps it among the development dependencies", async () => {
     const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8"));
     for (const name of TYPES_ONLY) {

@@ -497,6 +497,10 @@ describe("every command in the documentation, run as written", async () => {
         await mkdir(dirname(join(copy, f)), { recursive: true });
         await cp(join(ROOT, f), join(copy, f));
       }
+      // The build's cache of Bun runtimes for other targets, if this tree has one: a download saved, nothing else.
+      if (existsSync(join(ROOT, ".cache", "bun-runtimes"))) {
+        await cp(join(ROOT, ".cache", "bun-runtimes"), join(copy, ".cache", "bun-runtimes"), { recursive: true });
+      }
       // `cloud-controller-manager` on PATH, as docs/install.md installs it (from the build the README makes).
       await mkdir(join(copy, ".docs-bin"), { recursive: true });
       await symlink(
