@@ -23,7 +23,7 @@ type Json = any;
 
 /** kubectl on PATH, else Debian's `kubernetes-client` installed now; throws with the reason when neither works. */
 async function findKubectl(): Promise<string> {
-  const onPath = Bun.which("kubectl", { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+  const onPath = Bun.which("kubectl", { PATH: `${process.env.PATH ?? ""}:/usr/local/bin:/usr/bin:/bin` });
   if (onPath) return onPath;
   try {
     await aptInstall(["kubernetes-client"], (line) => console.log(`kubectl e2e: ${line}`));
