@@ -6,7 +6,8 @@
  * test does: Bun's transpiler drops type-only imports before listing what a file imports.
  */
 import { describe, expect, test } from "bun:test";
-import { readFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -72,5 +73,38 @@ describe("development dependencies", () => {
       expect(pkg.dependencies?.[name]).toBeUndefined();
       expect(pkg.devDependencies?.[name]).toBeDefined();
     }
+  });
+});
+
+describe("a fresh install", () => {
+  // What `npm ci` checks first, on a fresh clone and in CI: the lock file holds exactly what package.json asks for.
+  test("npm ci accepts package-lock.json as it is (no drift from package.json)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ccm-npm-ci-"));
+    try {
+      for (const f of ["package.json", "package-lock.json"]) await cp(join(ROOT, f), join(dir, f));
+      const npm = Bun.spawnSync(
+        ["npm", "ci", "--dry-run", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"],
+        {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? dir },
+        },
+      );
+      expect(
+        npm.stderr
+          .toString()
+          .split("\n")
+          .filter((l) => l.startsWith("npm error")),
+      ).toEqual([]);
+      expect(npm.exitCode).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test(".ci/run installs with npm ci and says which Node.js it runs on", async () => {
+    const ci = await readFile(join(ROOT, ".ci", "run"), "utf8");
+    expect(ci).toMatch(/^npm ci\b/m);
+    expect(ci).not.toMatch(/^npm install\b/m);
+    expect(ci).toContain("node --version");
   });
 });
