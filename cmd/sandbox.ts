@@ -94,7 +94,9 @@ export const sandboxCommand: Subcommand = (env) =>
       const dir = args.dir ? resolve(String(args.dir)) : await mkdtemp(join(tmpdir(), "ccm-sandbox-"));
       await mkdir(dir, { recursive: true });
 
-      const api = await startApiServer({ port, logger: logger.withTag("apiserver") });
+      // SANDBOX_APF_HEADERS=false: an API server without flow control, whose clients keep their client-side limit.
+      const flowControlHeaders = process.env.SANDBOX_APF_HEADERS !== "false";
+      const api = await startApiServer({ port, logger: logger.withTag("apiserver"), flowControlHeaders });
       const cloudToken = randomBytes(16).toString("hex");
       const cloud = startSimulatedCloud({ token: cloudToken, logger: logger.withTag("cloud") });
       const kubeconfig = join(dir, "kubeconfig");

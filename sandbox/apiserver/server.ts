@@ -55,6 +55,12 @@ export interface ApiServerOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** For `faults.failRate`. */
   readonly random?: () => number;
+  /**
+   * Answer with API Priority and Fairness's `X-Kubernetes-PF-FlowSchema-UID`/`-PriorityLevel-UID` headers, as
+   * kube-apiserver ≥ 1.20 does on every authenticated request but watches (default true). False: a server without
+   * APF, whose clients keep their client-side limit.
+   */
+  readonly flowControlHeaders?: boolean;
 }
 
 export interface KubeconfigOptions {
@@ -83,6 +89,12 @@ export interface ApiServer {
   /** Ends all watches and closes the listeners. */
   stop(): Promise<void>;
 }
+
+/** The UIDs of the flow schema and priority level every request is classified into (kube-apiserver's `exempt`). */
+const APF_HEADERS = {
+  "X-Kubernetes-PF-FlowSchema-UID": "5d6b4a1c-0c2e-4d7f-9b8a-3e1f2a4b6c01",
+  "X-Kubernetes-PF-PriorityLevel-UID": "7a9c2e4f-1b3d-4e6a-8c0b-5d7f9a1b3c02",
+} as const;
 
 const OPEN_PATHS = /^\/(healthz|livez|readyz|version)(\/|$)/;
 const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/.*)?$/;
@@ -159,12 +171,21 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
     }
   };
 
+  const flowControl = opts.flowControlHeaders ?? true;
+  /** APF's headers where kube-apiserver sets them: past authentication, and not on a watch (long-running). */
+  const handleFlowControlled = async (req: Request, server: Server<undefined>): Promise<Response> => {
+    const res = await handle(req, server);
+    if (!flowControl || res.status === 401 || /[?&]watch=(true|1)(&|$)/.test(req.url)) return res;
+    for (const [name, value] of Object.entries(APF_HEADERS)) res.headers.set(name, value);
+    return res;
+  };
+
   const serve = (port: number, tls?: TlsMaterial): Server<undefined> =>
     Bun.serve({
       hostname: "127.0.0.1",
       port,
       idleTimeout: 120,
-      fetch: handle,
+      fetch: handleFlowControlled,
       ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
     });
 
