@@ -18,9 +18,11 @@ import { loadTransport } from "../kube/transport.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { createLoadBalancer } from "../sandbox/hcloud/state/load-balancers.ts";
 import { registrationOf } from "../sandbox/kubelets.ts";
 import { type ApiProxy, startApiProxy, writeProxiedConfig } from "./support/api-proxy.ts";
 import { executable, runExecutable } from "./support/executables.ts";
+import { type HcloudWorld, hccmFlags, startHcloudWorld } from "./support/hcloud.ts";
 import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
 // End-to-end tests start executables; a slow, busy machine needs room.
@@ -210,5 +212,130 @@ describe("plan", () => {
     const json = await planWithoutWrites(["-o", "json"]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 0, changes: 0, objects: [], problems: [] });
+  });
+});
+
+/**
+ * Migrating from hccm: the hcloud emulator holds the load balancers hccm left — one carrying its
+ * `hcloud-ccm/service-uid` label, one found only by its name (hccm before the label, or made by hand) — with their
+ * listeners and server targets, and the Services carry hccm's finalizer and addresses. `plan` with hccm's flags shows
+ * the one adopted in place with the addresses it keeps, the other left as it is, and no load balancer created or
+ * deleted and no new address; it writes nothing.
+ */
+describe("plan, migrating from hccm", () => {
+  let world: HcloudWorld;
+  let hapi: ApiServer;
+  let kubeconfig: string;
+  let client: KubeClient;
+  const ips = new Map<string, string[]>();
+  const names = new Map<string, string>();
+  const lbName = (service: string) => names.get(service) ?? "";
+
+  beforeAll(async () => {
+    world = startHcloudWorld();
+    hapi = await startApiServer({ logger: quiet });
+    const dir = await mkdtemp(join(tmpdir(), "ccm-plan-hcloud-"));
+    kubeconfig = await hapi.writeKubeconfig(join(dir, "kubeconfig"), { https: false });
+    client = createKubeClient(loadTransport({ kubeconfig }), { qps: 0, burst: 0, userAgent: "e2e" });
+    const servers = ["cloud-1", "cloud-2"].map((name) => world.addServer(name));
+    for (const server of servers) {
+      // Initialised by hccm: its provider ID and addresses, no taint.
+      await client.create(Resources.nodes, {
+        metadata: { name: server.name },
+        spec: { providerID: `hcloud://${server.id}` },
+      });
+      const addresses = [
+        { type: "Hostname", address: server.name },
+        { type: "ExternalIP", address: server.public_net.ipv4?.ip ?? "" },
+        { type: "InternalIP", address: server.private_net[0]?.ip ?? "" },
+      ];
+      await client.patch(Resources.nodes, server.name, "merge", { status: { addresses } }, { subresource: "status" });
+    }
+    for (const name of ["web", "api"]) {
+      const created = await client.create<Service>(
+        Resources.services,
+        {
+          metadata: { name, namespace: "default", annotations: { "load-balancer.hetzner.cloud/location": "fsn1" } },
+          spec: { type: "LoadBalancer", ports: [{ name: "http", protocol: "TCP", port: 80 }] },
+        },
+        { namespace: "default" },
+      );
+      const uid = created.metadata?.uid ?? "";
+      const nodePort = created.spec?.ports?.[0]?.nodePort ?? 0;
+      // hccm's load balancer: its default name; `web`'s carries hccm's label, `api`'s only the name. Made in the
+      // emulator's project directly, as hccm left it: a TCP listener with a TCP check, the servers as targets.
+      const { loadBalancer: lb } = createLoadBalancer(world.hcloud.world, {
+        name: `a${uid.replaceAll("-", "")}`.slice(0, 32),
+        load_balancer_type: "lb11",
+        location: "fsn1",
+        labels: name === "web" ? { "hcloud-ccm/service-uid": uid } : {},
+        network: world.network.id,
+        services: [
+          {
+            protocol: "tcp",
+            listen_port: 80,
+            destination_port: nodePort,
+            proxyprotocol: false,
+            health_check: { protocol: "tcp", port: nodePort, interval: 15, timeout: 10, retries: 3 },
+          },
+        ],
+        targets: servers.map((server) => ({ type: "server", server: { id: server.id }, use_private_ip: false })),
+      });
+      names.set(name, lb.name);
+      ips.set(name, [lb.public_net.ipv4.ip, lb.public_net.ipv6.ip, ...lb.private_net.map((n) => n.ip)]);
+      await client.patch(
+        Resources.services,
+        name,
+        "merge",
+        {
+          metadata: { finalizers: ["service.kubernetes.io/load-balancer-cleanup"] },
+          status: { loadBalancer: { ingress: (ips.get(name) ?? []).map((ip) => ({ ip })) } },
+        },
+        { namespace: "default", subresource: "status" },
+      );
+    }
+  });
+
+  afterAll(async () => {
+    await world?.stop();
+    await hapi?.stop();
+  });
+
+  test("shows the adoption, keeps every load balancer and address, and writes nothing", async () => {
+    const version = hapi.store.resourceVersion;
+    world.hcloud.calls.reset();
+    const ran = await runExecutable(
+      await executable("hcloud"),
+      ["plan", ...hccmFlags, `--kubeconfig=${kubeconfig}`, "-o", "json"],
+      { env: world.env() },
+    );
+    expect(ran.stderr).toBe("");
+    expect(hapi.store.resourceVersion).toBe(version);
+    expect(world.hcloud.calls.writes()).toEqual([]);
+    const plan = JSON.parse(ran.stdout) as PlanJson;
+    expect(plan.problems).toEqual([]);
+    expect(ran.code).toBe(2);
+
+    // `web`'s own load balancer, Nodes and statuses are as hccm left them: nothing to write there.
+    expect(plan.objects.map((o) => `${o.kind} ${o.name}`)).toEqual([
+      "Service default/api",
+      `LoadBalancer ${lbName("api")}`,
+    ]);
+    const lbWrites = plan.objects.filter((o) => o.kind === "LoadBalancer");
+    const api = ips.get("api")!;
+    expect(lbWrites.map((o) => o.writes.map((w) => w.action))).toEqual([["adopt"]]);
+    const adopt = lbWrites[0]!.writes[0]!;
+    expect(adopt.changes).toContain("update (labels)");
+    expect(adopt.changes.some((c) => c.startsWith("keeps its addresses") && c.includes(api[0]!))).toBe(true);
+    // No load balancer made or deleted; no Service gets an address its load balancer does not have already.
+    const known = [...ips.values()].flat();
+    for (const o of plan.objects) {
+      for (const w of o.writes) {
+        expect(`${o.kind} ${w.action}`).not.toMatch(/^LoadBalancer (create|delete)$|^Node delete$/);
+        if (w.action !== "update-status") continue;
+        const after = w.changes.join(" ").split("→")[1] ?? "";
+        for (const ip of after.match(/[0-9a-f:.]{7,}/g) ?? []) expect(known).toContain(ip);
+      }
+    }
   });
 });
