@@ -101,6 +101,24 @@ describe("a fresh install", () => {
     }
   });
 
+  // A fresh clone stays clean after `npm install`: npm would write back a lock file that lacks what it resolves.
+  test("npm install leaves package-lock.json as it is", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ccm-npm-install-"));
+    try {
+      for (const f of ["package.json", "package-lock.json"]) await cp(join(ROOT, f), join(dir, f));
+      const npm = Bun.spawnSync(
+        ["npm", "install", "--package-lock-only", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"],
+        { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? dir } },
+      );
+      expect(npm.exitCode).toBe(0);
+      expect(await readFile(join(dir, "package-lock.json"), "utf8")).toBe(
+        await readFile(join(ROOT, "package-lock.json"), "utf8"),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test(".ci/run installs with npm ci and says which Node.js it runs on", async () => {
     const ci = await readFile(join(ROOT, ".ci", "run"), "utf8");
     expect(ci).toMatch(/^npm ci\b/m);
