@@ -4,10 +4,11 @@
  * on a fresh cluster `plan` lists every node initialisation, load balancer and route and exits 2; the real manager
  * then makes exactly those writes, request for request (and records exactly the Events listed); on the converged
  * cluster `plan` finds nothing and exits 0; and `plan` itself never writes (counted at the proxies, at the emulator's
- * resourceVersion and in the cloud's own write log).
+ * resourceVersion and in the cloud's own write log), running as an identity granted only
+ * deploy/kubernetes/plan-rbac.yaml's read-only rules.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConsola } from "consola";
@@ -15,6 +16,7 @@ import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Event, Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
+import type { AuthzAttributes } from "../sandbox/apiserver/auth.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
@@ -37,6 +39,28 @@ let cloudProxy: ApiProxy;
 let admin: KubeClient;
 let files: { kubeconfig: string; cloudConfig: string };
 let manager: RunningProcess | undefined;
+let planKubeconfig: string;
+let plannerDirect: string;
+
+/** Whether deploy/kubernetes/plan-rbac.yaml's ClusterRole grants the request. */
+async function readOnlyRules(): Promise<(a: AuthzAttributes) => boolean> {
+  const text = await readFile(join(import.meta.dir, "..", "deploy", "kubernetes", "plan-rbac.yaml"), "utf8");
+  const role = text
+    .split(/^---$/m)
+    .map(
+      (d) =>
+        Bun.YAML.parse(d) as { kind?: string; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] },
+    )
+    .find((d) => d?.kind === "ClusterRole");
+  const rules = role?.rules ?? [];
+  expect(rules.flatMap((r) => r.verbs).every((v) => v === "get" || v === "list" || v === "watch")).toBe(true);
+  return (a) => {
+    const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+    return rules.some(
+      (r) => r.apiGroups.includes(a.group) && r.resources.includes(resource) && r.verbs.includes(a.verb),
+    );
+  };
+}
 
 interface PlanJson {
   exitCode: number;
@@ -51,14 +75,25 @@ interface PlanJson {
 }
 
 beforeAll(async () => {
-  api = await startApiServer({ logger: quiet });
+  // `plan` runs as "planner", granted only what deploy/kubernetes/plan-rbac.yaml grants; the manager as an admin.
+  const planRules = await readOnlyRules();
+  api = await startApiServer({
+    logger: quiet,
+    tokens: { "admin-token": { user: "admin", groups: ["system:masters"] }, "plan-token": { user: "planner" } },
+    authorizer: (a) =>
+      a.user !== "planner" || planRules(a) ? { allowed: true } : { allowed: false, reason: "not in plan-rbac.yaml" },
+  });
   cloud = startSimulatedCloud({ token: "cloud-token", logger: quiet });
   apiProxy = startApiProxy(api.url);
   cloudProxy = startApiProxy(cloud.url);
   const dir = await mkdtemp(join(tmpdir(), "ccm-plan-"));
-  const adminConfig = await api.writeKubeconfig(join(dir, "admin.kubeconfig"), { https: false });
+  const adminConfig = await api.writeKubeconfig(join(dir, "admin.kubeconfig"), { user: "admin", https: false });
+  const plannerConfig = await api.writeKubeconfig(join(dir, "planner.kubeconfig"), { user: "planner", https: false });
+  plannerDirect = plannerConfig;
   files = { kubeconfig: join(dir, "ccm.kubeconfig"), cloudConfig: join(dir, "cloud.yaml") };
+  planKubeconfig = join(dir, "plan.kubeconfig");
   await writeProxiedConfig(adminConfig, files.kubeconfig, api.url, apiProxy);
+  await writeProxiedConfig(plannerConfig, planKubeconfig, api.url, apiProxy);
   await writeFile(files.cloudConfig, `url: ${cloudProxy.url}\ntoken: cloud-token\n`);
   admin = createKubeClient(loadTransport({ kubeconfig: adminConfig }), { qps: 0, burst: 0, userAgent: "e2e" });
   // A fresh cluster: kubelets registered their nodes (uninitialised, each with a pod CIDR and, as with kubelet's
@@ -94,7 +129,7 @@ const planArgs = () => [
   "plan",
   "--cloud-provider=sandbox",
   `--cloud-config=${files.cloudConfig}`,
-  `--kubeconfig=${files.kubeconfig}`,
+  `--kubeconfig=${planKubeconfig}`,
   "--cluster-cidr=10.128.0.0/9",
 ];
 
@@ -222,6 +257,20 @@ describe("plan", () => {
  * the one adopted in place with the addresses it keeps, the other left as it is, and no load balancer created or
  * deleted and no new address; it writes nothing.
  */
+test("the read-only identity plan ran as may list, and may not write", async () => {
+  const planner = createKubeClient(loadTransport({ kubeconfig: plannerDirect }), {
+    qps: 0,
+    burst: 0,
+    userAgent: "e2e",
+  });
+  expect((await planner.list(Resources.nodes)).items).toHaveLength(NODES);
+  const refused = await planner
+    .patch(Resources.nodes, "node-1", "merge", { metadata: { labels: { x: "y" } } })
+    .then(() => 0)
+    .catch((err: { status?: number }) => err.status);
+  expect(refused).toBe(403);
+});
+
 describe("plan, migrating from hccm", () => {
   let world: HcloudWorld;
   let hapi: ApiServer;
