@@ -166,7 +166,7 @@ describe("the command", () => {
   });
 
   // Every sub-command of the all-in-one, and the built-in ones every executable has.
-  const subcommandNames = [...Object.keys(allInOneSubcommands), "completion", "version"];
+  const subcommandNames = [...Object.keys(allInOneSubcommands), "completion", "version", "help"];
   test.each(
     subcommandNames.flatMap((name) => [
       [name, "--help"],
@@ -209,6 +209,26 @@ describe("the command", () => {
     expect(r.err).toContain("for a first look without a cloud, run 'npx bun cmd/main.ts sandbox'");
     const compiled = await run(["--bogus"]);
     expect(compiled.err).toContain("Run 'cloud-controller-manager --help' for the flags.");
+  });
+
+  test.each([
+    ["help", ["--help"]],
+    ["help sandbox", ["sandbox", "--help"]],
+    ["help doctor", ["doctor", "-h"]],
+    ["help completion", ["completion", "--help"]],
+  ])("'%s' prints what %p prints", async (asked, same) => {
+    const a = await run(asked.split(" "), { subcommands: allInOneSubcommands });
+    const b = await run(same, { subcommands: allInOneSubcommands });
+    expect(a.code).toBe(0);
+    expect(a.out).toBe(b.out);
+    expect(a.out).toContain("Usage:");
+  });
+
+  test("'help' with an unknown command names the commands there are", async () => {
+    const r = await run(["help", "nope"], { subcommands: allInOneSubcommands });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("error: help takes at most one command, one of doctor,");
+    expect(r.err).toContain("got [nope]");
   });
 
   test("'version' prints what --version prints", async () => {

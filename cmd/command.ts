@@ -74,6 +74,22 @@ export async function runCli(input: CliInput): Promise<number> {
   const stdout = input.stdout ?? ((t: string) => process.stdout.write(t));
   const stderr = input.stderr ?? ((t: string) => process.stderr.write(t));
   const [first, ...rest] = input.argv;
+  // `help` and `help <command>`, as cobra-built commands (kubectl) answer them.
+  if (first === "help") {
+    const specs = subcommandSpecs(input);
+    const names = specs.map((s) => s.name);
+    const [topic, ...more] = rest;
+    if (asksForHelp(rest) || topic === "help") {
+      const help = specs.find((s) => s.name === "help") as CommandSpec;
+      stdout(renderCommandHelp(input.binaryName, help, input.presetProvider, input.registry.names()));
+      return 0;
+    }
+    if (more.length > 0 || (topic !== undefined && !names.includes(topic))) {
+      stderr(`error: help takes at most one command, one of ${names.join(", ")}; got [${rest.join(" ")}]\n`);
+      return 1;
+    }
+    return runCli({ ...input, argv: topic === undefined ? ["--help"] : [topic, "--help"] });
+  }
   const builtin = first !== undefined ? BUILTINS.find((b) => b.name === first) : undefined;
   if (builtin) {
     if (asksForHelp(rest)) {
@@ -157,7 +173,15 @@ const BUILTINS: readonly CommandSpec[] = [
 function subcommandSpecs(input: CliInput): CommandSpec[] {
   const env = subcommandEnv(input);
   const own = Object.entries(input.subcommands ?? {}).map(([name, make]) => commandSpec(name, make(env)));
-  return [...own, ...BUILTINS];
+  const named = [...own, ...BUILTINS];
+  const help: CommandSpec = {
+    name: "help",
+    description: "print the help of the manager, or of one command",
+    flags: [helpFor("help")],
+    positionals: named.map((s) => s.name),
+    usage: "[command]",
+  };
+  return [...named, help];
 }
 
 /** `-h`, `--help` or `--help=<not false>` before any `--`. */

@@ -20,13 +20,11 @@ export interface HelpInput {
   readonly presetProvider: string | undefined;
   /** The providers this executable holds, for `--cloud-provider`'s line. */
   readonly providers?: readonly string[];
-  readonly subcommands: readonly { name: string; description: string; positionals?: readonly string[] }[];
+  readonly subcommands: readonly Pick<CommandSpec, "name" | "description" | "positionals" | "usage">[];
 }
 
 export function renderHelp({ binaryName, presetProvider, providers = [], subcommands }: HelpInput): string {
-  const usage = subcommands.map(
-    (s) => [`  ${binaryName} ${s.name} ${s.positionals?.join("|") ?? "[flags]"}`, s.description] as const,
-  );
+  const usage = subcommands.map((s) => [`  ${binaryName} ${s.name} ${usageOf(s)}`, s.description] as const);
   const width = Math.max(0, ...usage.map(([left]) => left.length)) + 3;
   const out: string[] = [
     "The cloud controller manager runs the cloud-specific control loops of a Kubernetes cluster: it initialises",
@@ -42,6 +40,9 @@ export function renderHelp({ binaryName, presetProvider, providers = [], subcomm
   ];
   return out.join("\n");
 }
+
+const usageOf = (s: Pick<CommandSpec, "positionals" | "usage">): string =>
+  s.usage ?? s.positionals?.join("|") ?? "[flags]";
 
 /** The manager's flags, one block per section. */
 export function renderFlagSections(
@@ -80,6 +81,8 @@ export interface CommandSpec {
   readonly flags: readonly FlagSpec[];
   /** Words it takes as arguments (`completion bash|zsh|fish`). */
   readonly positionals?: readonly string[];
+  /** What follows the command's name in usage lines; default its positionals, or `[flags]`. */
+  readonly usage?: string;
   /** It takes the manager's own flags (`doctor`): its help lists them. */
   readonly managerFlags?: boolean;
 }
@@ -132,7 +135,7 @@ export function renderCommandHelp(
   presetProvider: string | undefined,
   providers: readonly string[],
 ): string {
-  const usage = spec.positionals ? `${spec.positionals.join("|")}` : "[flags]";
+  const usage = usageOf(spec);
   const out = [
     `${spec.description[0]?.toUpperCase() ?? ""}${spec.description.slice(1)}.`,
     "",
