@@ -7,18 +7,28 @@
  *
  * Exit 0: nothing would change; 2: something would (or may: a provider that cannot preview its load balancers);
  * 1: the plan could not be made or is incomplete (bad flags, an API or cloud read failed).
+ *
+ * A provider with `initialize` (metal reads its inventory from ConfigMaps, hcloud maps routes to Nodes) is started as
+ * the manager starts it, over shared informers (list and watch), and stopped once the plan is made. Belt and braces:
+ * the Kubernetes client and every provider call carry a write fence that refuses every write, so a provider that
+ * tried one anyway would fail the plan (exit 1) instead of changing anything.
  */
 import { defineCommand } from "citty";
+import { type ConsolaInstance, createConsola } from "consola";
+import { Registry } from "prom-client";
 import { enabledControllers } from "../controllers/names.ts";
 import { gatherPlan, planExitCode, renderPlanJson, renderPlanText } from "../controllers/plan/index.ts";
+import { createProviderRuntime } from "../controllers/runtime/provider-informers.ts";
 import { createKubeClient } from "../kube/client.ts";
-import { Resources } from "../kube/client-types.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import { createInformerFactory } from "../kube/informer-factory.ts";
 import type { Node, Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
+import { TermOverError, type WriteFence } from "../kube/write-fence.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
 import { presetChoice, type Subcommand, type SubcommandEnv } from "./command.ts";
-import { buildOptions } from "./options.ts";
+import { buildOptions, type Options } from "./options.ts";
 
 type Print = (text: string) => void;
 
@@ -93,8 +103,36 @@ export async function runPlan(
     return 1;
   }
   const o = built.options;
-  const signal = env.signal;
+  // Ends the provider's background work and the informers once the plan is made.
+  const done = new AbortController();
+  const signal = AbortSignal.any([env.signal, done.signal]);
+  try {
+    return await plan(env, o, split.output, signal, io);
+  } finally {
+    done.abort();
+  }
+}
 
+/** Every write is refused: `plan` must change nothing, whatever a provider tries. */
+const refuseWrites: WriteFence = {
+  enter(what) {
+    throw new TermOverError(`plan makes no write; refused: ${what}`);
+  },
+};
+
+async function plan(
+  env: SubcommandEnv,
+  o: Options,
+  output: string,
+  signal: AbortSignal,
+  io: { stdout: Print; stderr: Print },
+): Promise<number> {
+  // Warnings and errors only, on stderr: stdout carries the plan (JSON with -o json).
+  const logger = createConsola({
+    level: o.verbosity >= 4 ? 4 : 1,
+    reporters: [{ log: (l) => io.stderr(`${l.type} ${l.tag ? `${l.tag}] ` : ""}${l.args.map(String).join(" ")}\n`) }],
+  });
+  let client: KubeClient;
   let nodes: Node[];
   let services: Service[];
   try {
@@ -104,10 +142,11 @@ export async function runPlan(
       env: process.env,
       signal,
     });
-    const client = createKubeClient(transport, {
+    client = createKubeClient(transport, {
       qps: o.kubeApiQps,
       burst: o.kubeApiBurst,
       userAgent: "cloud-controller-manager/plan",
+      fence: refuseWrites,
     });
     nodes = (await client.list<Node>(Resources.nodes, { signal })).items;
     services = (await client.list<Service>(Resources.services, { signal })).items;
@@ -125,16 +164,58 @@ export async function runPlan(
     io.stderr(`error: ${env.binaryName} plan: cloud provider "${o.cloudProvider}": ${(err as Error).message}\n`);
     return 1;
   }
+  try {
+    await initializeProvider(provider, client, logger, signal);
+  } catch (err) {
+    io.stderr(
+      `error: ${env.binaryName} plan: cloud provider "${o.cloudProvider}" failed to initialize: ${(err as Error).message}\n`,
+    );
+    return 1;
+  }
 
-  const plan = await gatherPlan({
+  const result = await gatherPlan({
     provider,
     controllers: enabledControllers(o.controllers),
     nodes,
     services,
     options: { clusterName: o.clusterName, clusterCIDR: o.clusterCIDR, configureCloudRoutes: o.configureCloudRoutes },
-    ctx: { signal },
+    ctx: { signal, fence: refuseWrites },
     now: Date.now,
   });
-  io.stdout(split.output === "json" ? renderPlanJson(plan) : renderPlanText(plan));
-  return planExitCode(plan);
+  io.stdout(output === "json" ? renderPlanJson(result) : renderPlanText(result));
+  return planExitCode(result);
+}
+
+/** How long a provider may take to start (its caches, its first cloud read) before the plan gives up. */
+const INITIALIZE_TIMEOUT_MS = 60_000;
+
+/** `initialize` as the manager calls it, over shared informers of this plan's own (reads only). */
+async function initializeProvider(
+  provider: CloudProvider,
+  client: KubeClient,
+  logger: ConsolaInstance,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!provider.initialize) return;
+  const informers = createInformerFactory({ client, logger: logger.withTag("informers") });
+  informers.start(signal);
+  const runtime = createProviderRuntime({
+    signal,
+    logger: logger.withTag(provider.providerName),
+    kube: client,
+    metrics: new Registry(),
+    informers,
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`did not finish within ${INITIALIZE_TIMEOUT_MS / 1000}s`)),
+      INITIALIZE_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([provider.initialize(runtime), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
