@@ -171,6 +171,7 @@ async function startControllers(
         component,
         logger: logger.withTag("events"),
         now: t.clock.now,
+        sleep: t.clock.sleep,
         registry: t.registry,
       });
       recorders.set(component, r);

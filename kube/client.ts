@@ -41,6 +41,8 @@ export interface KubeClientOptions {
   readonly metrics?: KubeClientMetrics | undefined;
   /** The manager's shared pacing (pacing.ts): this client gets its own pacer of it. Absent ⇒ a plain token bucket. */
   readonly pacing?: Pacing | undefined;
+  /** With `pacing`: a 429 this client is answered pauses only this client (the event recorder's: pacing.ts). */
+  readonly background?: boolean;
 }
 
 export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
@@ -82,7 +84,7 @@ interface ListPage<T> {
 export function createKubeClient(transport: Transport, opts: KubeClientOptions): KubeClient {
   const now = opts.now ?? Date.now;
   const pacer =
-    opts.pacing?.pacer() ??
+    opts.pacing?.pacer({ background: opts.background === true }) ??
     tokenBucketPacer({ qps: opts.qps, burst: opts.burst, now, ...(opts.sleep && { sleep: opts.sleep }) });
   const http = createRequester(transport, {
     userAgent: opts.userAgent,

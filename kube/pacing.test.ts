@@ -178,6 +178,28 @@ describe("the server's answers pace us", () => {
     });
   }
 
+  test("a 429 to the event recorder's (background) client pauses only it; Node writes go on", async () => {
+    const { clock, pacing } = setup();
+    const events = pacing.pacer({ background: true });
+    const nodes = pacing.pacer();
+    (await events.admit()).done(answer(429, { ...APF, "Retry-After": "5" }));
+    const at = clock.now();
+    (await nodes.admit()).done(answer(200, APF));
+    expect(clock.now()).toBe(at);
+    (await events.admit()).done(answer(201, APF));
+    expect(clock.now() - at).toBe(5000);
+  });
+
+  test("a 429 to a Node-writing client pauses the event recorder's too", async () => {
+    const { clock, pacing } = setup();
+    const events = pacing.pacer({ background: true });
+    const nodes = pacing.pacer();
+    (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "2" }));
+    const at = clock.now();
+    (await events.admit()).done(answer(201, APF));
+    expect(clock.now() - at).toBe(2000);
+  });
+
   test("at most maxInFlight requests of one client are out at once under APF", async () => {
     const { clock, pacing } = setup({ maxInFlight: 3 });
     await runRequests(pacing, 1, answer(200, APF), clock.sleeps);

@@ -76,7 +76,11 @@ export interface PacingOptions {
 /** The pacing shared by every client of one manager: the mode and a 429's pause; each client gets its own pacer. */
 export interface Pacing {
   readonly mode: PacingMode;
-  pacer(): Pacer;
+  /**
+   * A client's pacer. `background` (the event recorder's client): a 429 it is answered pauses only itself, so
+   * events never delay Node writes; it still waits out a pause the other clients were told.
+   */
+  pacer(opts?: { readonly background?: boolean }): Pacer;
 }
 
 const byRegistry = new WeakMap<Registry, Gauge<"mode">>();
@@ -124,11 +128,14 @@ export function createPacing(opts: PacingOptions): Pacing {
     );
   }
 
+  /** When a 429 says the pause ends, or undefined for any other answer. */
+  const pauseEnd = (answer: Answer): number | undefined => {
+    if (answer.status !== 429) return undefined;
+    const ms = parseRetryAfter(answer.headers.get("retry-after"), now) ?? DEFAULT_RETRY_AFTER_MS;
+    return now() + Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+  };
+
   const observe = (answer: Answer) => {
-    if (answer.status === 429) {
-      const ms = parseRetryAfter(answer.headers.get("retry-after"), now) ?? DEFAULT_RETRY_AFTER_MS;
-      pausedUntil = Math.max(pausedUntil, now() + Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS));
-    }
     if (mode === "explicit" || mode === "apf" || answer.longRunning) return;
     if (hasApfHeaders(answer.headers)) {
       setMode(
@@ -143,10 +150,12 @@ export function createPacing(opts: PacingOptions): Pacing {
     }
   };
 
-  const waitOutPause = async (signal?: AbortSignal) => {
-    for (let t = now(); t < pausedUntil; t = now()) {
-      await sleep(pausedUntil - t, signal);
+  const waitOutPause = async (ownPause: () => number, signal?: AbortSignal) => {
+    for (let t = now(), until = Math.max(pausedUntil, ownPause()); t < until; ) {
+      await sleep(until - t, signal);
       if (signal?.aborted) throw signal.reason;
+      t = now();
+      until = Math.max(pausedUntil, ownPause());
     }
   };
 
@@ -154,8 +163,15 @@ export function createPacing(opts: PacingOptions): Pacing {
     get mode() {
       return mode;
     },
-    pacer(): Pacer {
+    pacer(o = {}): Pacer {
       const bucket = createTokenBucket({ qps: opts.qps, burst: opts.burst, now, sleep });
+      let ownPausedUntil = 0;
+      const heard = (answer: Answer) => {
+        const end = pauseEnd(answer);
+        if (end !== undefined && o.background) ownPausedUntil = Math.max(ownPausedUntil, end);
+        else if (end !== undefined) pausedUntil = Math.max(pausedUntil, end);
+        observe(answer);
+      };
       // Additive increase, multiplicative decrease of this client's in-flight bound under APF.
       let limit = maxInFlight;
       let inFlight = 0;
@@ -191,10 +207,10 @@ export function createPacing(opts: PacingOptions): Pacing {
       return {
         async admit(signal) {
           if (signal?.aborted) throw signal.reason;
-          await waitOutPause(signal);
+          await waitOutPause(() => ownPausedUntil, signal);
           if (mode !== "apf") {
             await bucket.wait(signal);
-            return { done: (answer) => answer && observe(answer) };
+            return { done: (answer) => answer && heard(answer) };
           }
           await slot(signal);
           let once = false;
@@ -204,7 +220,7 @@ export function createPacing(opts: PacingOptions): Pacing {
               once = true;
               if (answer?.status === 429) limit = Math.max(1, limit / 2);
               else if (answer && answer.status < 500) limit = Math.min(maxInFlight, limit + 1 / limit);
-              if (answer) observe(answer);
+              if (answer) heard(answer);
               release();
             },
           };

@@ -3,7 +3,7 @@ import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Event, Service } from "../../kube/objects.ts";
 import { createEventRecorder, nodeReference, objectReference } from "./events.ts";
 import { createMetricsRegistry } from "./metrics.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
+import { FakeClock, settle } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
 import { MemoryKubeClient } from "./testing/memory-client.ts";
 
@@ -18,6 +18,7 @@ const setup = (overrides: { maxQueue?: number } = {}) => {
     host: "cp-1",
     logger,
     now: clock.now,
+    sleep: clock.sleep,
     registry,
     ...overrides,
   });
@@ -141,6 +142,37 @@ describe("event recorder", () => {
     recorder.event(nodeReference("n10"), "Normal", "R", "m");
     await recorder.flush();
     expect(logs.filter((l) => l.type === "error")).toHaveLength(2);
+  });
+
+  describe("a throttled event waits its Retry-After on the recorder's own queue, then is written", () => {
+    const tooMany = (retryAfterMs?: number) =>
+      new KubeApiError("POST events: 429 TooManyRequests", { status: 429, reason: "TooManyRequests", retryAfterMs });
+    const cases: ReadonlyArray<{ name: string; retryAfterMs?: number; times: number; writtenAfterMs?: number }> = [
+      { name: "Retry-After: 2, once: written 2 s after", retryAfterMs: 2000, times: 1, writtenAfterMs: 2000 },
+      { name: "Retry-After: 1, three times: written 3 s after", retryAfterMs: 1000, times: 3, writtenAfterMs: 3000 },
+      { name: "no Retry-After: 1 s per try", times: 2, writtenAfterMs: 2000 },
+      { name: "a huge Retry-After is cut to 10 s", retryAfterMs: 600_000, times: 1, writtenAfterMs: 10_000 },
+      { name: "refused five times: dropped, counted", retryAfterMs: 1000, times: 5 },
+    ];
+    for (const c of cases) {
+      test(c.name, async () => {
+        const { clock, client, registry, recorder, events } = setup();
+        client.fail({ method: "create", resource: "events" }, tooMany(c.retryAfterMs), { times: c.times });
+        const initialisedAt = clock.now();
+        recorder.event(nodeReference("n1", "uid-1"), "Normal", "Synced", "Node synced successfully");
+        // Drive the clock to each pending wait, never past the event's own write.
+        for (await settle(); clock.pending() > 0; await settle()) await clock.advanceToNext();
+        await recorder.flush();
+        if (c.writtenAfterMs === undefined) {
+          expect(events()).toHaveLength(0);
+          expect(await registry.metrics()).toContain('event_recorder_dropped_events_total{reason="write_failed"} 1');
+          return;
+        }
+        expect(events().map((e) => e.reason)).toEqual(["Synced"]);
+        expect(clock.now() - initialisedAt).toBe(c.writtenAfterMs);
+        expect(client.requests.filter((r) => r.method === "create")).toHaveLength(c.times + 1);
+      });
+    }
   });
 
   test("stop flushes and then ignores new events", async () => {

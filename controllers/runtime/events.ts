@@ -7,17 +7,22 @@
  *   `lastTimestamp` of the event already written instead of creating another (client-go's correlator; its
  *   message aggregation and per-object spam filter are not reproduced). If that event is gone, it is re-created.
  * - Write failures are counted; the first of a run of failures is logged as an error, the rest at debug level until
- *   a write succeeds again. Events are never retried: they are best effort, as upstream.
+ *   a write succeeds again. Events are best effort, as upstream: a refusal is not retried, except a 429 (the API
+ *   server's flow control, or a throttling proxy), which waits its Retry-After (1 s without one) and tries again, up
+ *   to 5 tries in all, as client-go's REST client does under upstream's recorder. The wait holds only this queue:
+ *   the recorder has a client and pacer of its own (kube/pacing.ts, `background`), so events never delay Node
+ *   writes, and a node's `Synced` event is written seconds after its initialisation even when throttled.
  * - Naming and placement as upstream: `<object name>.<hex nanoseconds>`, in the object's namespace, `default` for
  *   cluster-scoped objects such as nodes.
  */
 
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
-import { isNotFound, type KubeClient, type ResourceRef, Resources } from "../../kube/client-types.ts";
+import { isNotFound, KubeApiError, type KubeClient, type ResourceRef, Resources } from "../../kube/client-types.ts";
 import type { Event, KubeObject, ObjectReference } from "../../kube/objects.ts";
+import { abortableSleep } from "../../kube/sleep.ts";
 import { isTermOver } from "../../kube/write-fence.ts";
-import type { Now } from "./clock.ts";
+import type { Now, Sleep } from "./clock.ts";
 import { type EventRecorderMetrics, eventRecorderMetrics } from "./metrics.ts";
 import { formatTime } from "./timestamps.ts";
 
@@ -40,6 +45,8 @@ export interface EventRecorderOptions {
   readonly host?: string;
   readonly logger: ConsolaInstance;
   readonly now: Now;
+  /** Waits out a 429's Retry-After before the next try (default: the wall clock). */
+  readonly sleep?: Sleep;
   /** Events waiting to be written before new ones are dropped. Default 1000. */
   readonly maxQueue?: number;
   /** Repeats within this window update the existing event. Default 10 minutes. */
@@ -84,8 +91,15 @@ interface Seen {
   readonly lastSeen: number;
 }
 
+/** Tries of one event write answered 429 before it is dropped. */
+const THROTTLED_TRIES = 5;
+const DEFAULT_THROTTLE_WAIT_MS = 1000;
+/** Longer Retry-Afters are cut to this, so stopping never waits long on an event. */
+const MAX_THROTTLE_WAIT_MS = 10_000;
+
 export const createEventRecorder = (options: EventRecorderOptions): EventRecorder => {
   const { client, component, host, logger, now } = options;
+  const sleep = options.sleep ?? abortableSleep;
   const maxQueue = options.maxQueue ?? 1000;
   const window = options.dedupWindowMs ?? 10 * 60_000;
   const cacheSize = options.cacheSize ?? 4096;
@@ -165,10 +179,22 @@ export const createEventRecorder = (options: EventRecorderOptions): EventRecorde
     remember(key, { name, namespace, count: 1, firstTimestamp: lastTimestamp, lastSeen: p.at });
   };
 
+  /** `attempt` again after each 429's Retry-After, up to THROTTLED_TRIES in all; any other failure is final. */
+  const throttled = async (attempt: () => Promise<void>): Promise<void> => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.status === 429) || tries >= THROTTLED_TRIES || stopped) throw err;
+        await sleep(Math.min(err.retryAfterMs ?? DEFAULT_THROTTLE_WAIT_MS, MAX_THROTTLE_WAIT_MS));
+      }
+    }
+  };
+
   const drain = async () => {
     for (let p = queue.shift(); p; p = queue.shift()) {
       try {
-        await write(p);
+        await throttled(() => write(p));
         failing = false;
       } catch (err) {
         seen.delete(keyOf(p));
