@@ -1,7 +1,7 @@
 /**
  * The `cloud-controller-manager` command: parse and validate every flag (all problems reported at once, exit 1,
  * nothing started), build the provider, then hand over to the manager. Subcommands (`sandbox`) are citty
- * commands of their own, dispatched by the first argument.
+ * commands of their own, dispatched by the first argument; help, completion and version are in builtins.ts.
  *
  * `runCli` returns the exit code; only the entry point exits the process.
  */
@@ -14,15 +14,8 @@ import type { CloudProvider } from "../providers/cloud.ts";
 import { compositeProviderName } from "../providers/composite/parts.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import { parseArgv } from "./argv.ts";
-import { renderCompletion, SHELLS } from "./completion.ts";
-import {
-  type CommandSpec,
-  commandSpec,
-  type FlagSpec,
-  managerFlagSpecs,
-  renderCommandHelp,
-  renderHelp,
-} from "./help.ts";
+import { answerBuiltin, subcommandEnv, subcommandSpecs } from "./builtins.ts";
+import { renderHelp } from "./help.ts";
 import { createRootLogger } from "./logger.ts";
 import { buildOptions, type Options } from "./options.ts";
 import { type BuildInfo, renderVersion } from "./version.ts";
@@ -74,40 +67,11 @@ export async function runCli(input: CliInput): Promise<number> {
   const stdout = input.stdout ?? ((t: string) => process.stdout.write(t));
   const stderr = input.stderr ?? ((t: string) => process.stderr.write(t));
   const [first, ...rest] = input.argv;
-  // `help` and `help <command>`, as cobra-built commands (kubectl) answer them.
-  if (first === "help") {
-    const specs = subcommandSpecs(input);
-    const names = specs.map((s) => s.name);
-    const [topic, ...more] = rest;
-    if (asksForHelp(rest) || topic === "help") {
-      const help = specs.find((s) => s.name === "help") as CommandSpec;
-      stdout(renderCommandHelp(input.binaryName, help, input.presetProvider, input.registry.names()));
-      return 0;
-    }
-    if (more.length > 0 || (topic !== undefined && !names.includes(topic))) {
-      stderr(`error: help takes at most one command, one of ${names.join(", ")}; got [${rest.join(" ")}]\n`);
-      return 1;
-    }
-    return runCli({ ...input, argv: topic === undefined ? ["--help"] : [topic, "--help"] });
-  }
-  const builtin = first !== undefined ? BUILTINS.find((b) => b.name === first) : undefined;
-  if (builtin) {
-    if (asksForHelp(rest)) {
-      stdout(renderCommandHelp(input.binaryName, builtin, input.presetProvider, input.registry.names()));
-      return 0;
-    }
-    return builtin.name === "completion"
-      ? runCompletion(input, rest, stdout, stderr)
-      : runVersion(input, rest, stdout, stderr);
-  }
+  const answered = answerBuiltin(input, first, rest, { stdout, stderr }, (argv) => runCli({ ...input, argv }));
+  if (answered !== undefined) return answered;
   const makeSub = first !== undefined ? input.subcommands?.[first] : undefined;
   if (makeSub && first !== undefined) {
     const sub = makeSub(subcommandEnv(input));
-    if (asksForHelp(rest)) {
-      const spec = commandSpec(first, sub);
-      stdout(renderCommandHelp(input.binaryName, spec, input.presetProvider, input.registry.names()));
-      return 0;
-    }
     let code = 0;
     const wrapped = defineCommand({
       ...sub,
@@ -128,104 +92,6 @@ export async function runCli(input: CliInput): Promise<number> {
   });
   await runCommand(root, { rawArgs: [] });
   return exitCode;
-}
-
-const subcommandEnv = (input: CliInput): SubcommandEnv => ({
-  registry: input.registry,
-  runManager: input.runManager,
-  signal: input.signal,
-  build: input.build,
-  binaryName: input.binaryName,
-  invocation: input.invocation ?? input.binaryName,
-  presetProvider: input.presetProvider,
-});
-
-const helpFor = (name: string): FlagSpec => ({
-  name: "help",
-  alias: "h",
-  takesValue: false,
-  description: `Help for ${name}.`,
-});
-
-/** Sub-commands every executable has, answered here without a citty command. */
-const BUILTINS: readonly CommandSpec[] = [
-  {
-    name: "completion",
-    description: "print a shell completion script: bash, zsh or fish",
-    flags: [helpFor("completion")],
-    positionals: SHELLS,
-  },
-  {
-    name: "version",
-    description: "print the version and quit",
-    flags: [
-      {
-        name: "raw",
-        takesValue: false,
-        description: "Print JSON with the commit, build date, runtime and platform.",
-      },
-      helpFor("version"),
-    ],
-  },
-];
-
-/** Every sub-command of this executable, as help and completion see them. */
-function subcommandSpecs(input: CliInput): CommandSpec[] {
-  const env = subcommandEnv(input);
-  const own = Object.entries(input.subcommands ?? {}).map(([name, make]) => commandSpec(name, make(env)));
-  const named = [...own, ...BUILTINS];
-  const help: CommandSpec = {
-    name: "help",
-    description: "print the help of the manager, or of one command",
-    flags: [helpFor("help")],
-    positionals: named.map((s) => s.name),
-    usage: "[command]",
-  };
-  return [...named, help];
-}
-
-/** `-h`, `--help` or `--help=<not false>` before any `--`. */
-function asksForHelp(args: readonly string[]): boolean {
-  for (const arg of args) {
-    if (arg === "--") return false;
-    if (arg === "-h" || arg === "--help" || arg === "-h=true") return true;
-    const m = /^--help=(.*)$/.exec(arg);
-    if (m && m[1] !== "false") return true;
-  }
-  return false;
-}
-
-function runCompletion(
-  input: CliInput,
-  args: readonly string[],
-  stdout: (t: string) => void,
-  stderr: (t: string) => void,
-): number {
-  const shell = SHELLS.find((s) => s === args[0]);
-  if (!shell || args.length !== 1) {
-    stderr(
-      `error: completion takes one shell, bash, zsh or fish, got ${args.length === 0 ? "none" : `[${args.join(" ")}]`}; for example: source <(${input.binaryName} completion bash)\n`,
-    );
-    return 1;
-  }
-  const root: CommandSpec = { name: input.binaryName, description: "", flags: managerFlagSpecs };
-  stdout(renderCompletion(shell, { binaryName: input.binaryName, root, subcommands: subcommandSpecs(input) }));
-  return 0;
-}
-
-function runVersion(
-  input: CliInput,
-  args: readonly string[],
-  stdout: (t: string) => void,
-  stderr: (t: string) => void,
-): number {
-  const unknown = args.filter((a) => a !== "--raw");
-  if (unknown.length > 0) {
-    stderr(`error: version takes only --raw, got [${unknown.join(" ")}]\n`);
-    return 1;
-  }
-  stdout(`${renderVersion(input.binaryName, input.build, args.includes("--raw"))}\n`);
-  return 0;
 }
 
 async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t: string) => void): Promise<number> {
