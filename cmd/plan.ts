@@ -36,8 +36,7 @@ export const planCommand: Subcommand = (env) =>
   defineCommand({
     meta: {
       name: "plan",
-      description:
-        "print every write the manager would make (Nodes, Services, load balancers, routes) and make none; -o json for machines; exit 0 no change, 2 changes, 1 error",
+      description: "show every write the manager would make, and make none; exit 2 if any (-o json for machines)",
     },
     run: async ({ rawArgs }) =>
       runPlan(env, rawArgs, {

@@ -257,6 +257,29 @@ describe("plan", () => {
  * the one adopted in place with the addresses it keeps, the other left as it is, and no load balancer created or
  * deleted and no new address; it writes nothing.
  */
+test.each([[undefined], ["hcloud"]])(
+  "plan --help in the %s executable prints its usage and exits 0",
+  async (provider) => {
+    const ran = await runExecutable(await executable(provider), ["plan", "--help"]);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain(`Usage:\n  ${provider ? `${provider}-` : ""}cloud-controller-manager plan [flags]`);
+    expect(ran.stdout).toContain("exit 2 if any (-o json for machines)");
+  },
+);
+
+test("a cluster plan cannot read exits 1 and says what to fix", async () => {
+  const ran = await runExecutable(await executable(), [
+    "plan",
+    "--cloud-provider=sandbox",
+    `--cloud-config=${files.cloudConfig}`,
+    "--master=http://127.0.0.1:9",
+  ]);
+  expect(ran.code).toBe(1);
+  expect(ran.stdout).toBe("");
+  expect(ran.stderr).toContain("plan: cannot read Nodes and Services");
+  expect(ran.stderr).toContain("deploy/kubernetes/plan-rbac.yaml");
+});
+
 test("the read-only identity plan ran as may list, and may not write", async () => {
   const planner = createKubeClient(loadTransport({ kubeconfig: plannerDirect }), {
     qps: 0,
