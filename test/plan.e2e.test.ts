@@ -160,7 +160,11 @@ function expectedRequests(plan: PlanJson): { api: string[]; cloud: string[] } {
         out.api.push(`PATCH /api/v1/nodes/${o.name}/status`);
       else if (key === "Service add-finalizer" || key === "Service update-status")
         out.api.push(`PATCH /api/v1/namespaces/${ns}/services/${name}/status`);
-      else if (key === "LoadBalancer create") out.cloud.push(`PUT /v1/load-balancers/${o.name}`);
+      else if (key === "LoadBalancer create" || key === "LoadBalancer update")
+        out.cloud.push(`PUT /v1/load-balancers/${o.name}`);
+      else if (key === "LoadBalancer delete") out.cloud.push(`DELETE /v1/load-balancers/${o.name}`);
+      else if (key === "Service remove-finalizer")
+        out.api.push(`PATCH /api/v1/namespaces/${ns}/services/${name}/status`);
       else if (key === "Route create") out.cloud.push("POST /v1/routes");
       else throw new Error(`the test does not map ${key}`);
     }
@@ -188,6 +192,10 @@ const recordedEvents = async (): Promise<string[]> =>
  * The writes made: answered 2xx. A write refused with 409 (a node PUT racing the route controller's condition patch)
  * changed nothing and is retried; the retry is the write.
  */
+/** The sandbox cloud's load balancer of a Service: named after its UID. */
+const lbOf = async (service: string): Promise<string> =>
+  (await cloud.state.listLoadBalancers()).find((lb) => lb.serviceName === service)?.name ?? "";
+
 const requestsOf = (proxy: ApiProxy) =>
   proxy
     .writes()
@@ -255,6 +263,65 @@ describe("plan", () => {
     const json = await planWithoutWrites(["-o", "json"]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 0, changes: 0, objects: [], problems: [] });
+  });
+
+  test("after a Service changed and another was deleted: the update and the deletion, then exactly those writes", async () => {
+    await admin.patch(
+      Resources.services,
+      "web",
+      "merge",
+      { metadata: { annotations: { "sandbox.ccm.dev/load-balancer-algorithm": "least-connections" } } },
+      { namespace: "default" },
+    );
+    await admin.delete(Resources.services, "dns", { namespace: "default" });
+    const ran = await planWithoutWrites(["-o", "json"]);
+    expect(ran.code).toBe(2);
+    const plan = JSON.parse(ran.stdout) as PlanJson;
+    expect(plan.problems).toEqual([]);
+    const lines = plan.objects.flatMap((o) =>
+      o.writes
+        .filter((w) => w.action !== "event")
+        .map((w) => `${o.kind} ${o.name}: ${w.action} ${w.changes.join("; ")}`),
+    );
+    const [web, dns] = [lbOf("web"), lbOf("dns")];
+    expect(lines.sort()).toEqual(
+      [
+        `LoadBalancer ${await web}: update algorithm "round-robin" → "least-connections"`,
+        `LoadBalancer ${await dns}: delete delete load balancer ${await dns}`,
+        "Service default/dns: remove-finalizer remove finalizer service.kubernetes.io/load-balancer-cleanup",
+      ].sort(),
+    );
+
+    const expected = expectedRequests(plan);
+    const apiBefore = requestsOf(apiProxy);
+    const cloudBefore = requestsOf(cloudProxy);
+    const eventsBefore = await recordedEvents();
+    manager = spawnCollecting(
+      await managerCommand(files, ["--route-reconciliation-period=10m", "--node-monitor-period=10m"]),
+    );
+    const delta = (now: string[], before: string[]) => {
+      const left = [...before];
+      return now.filter((r) => {
+        const i = left.indexOf(r);
+        if (i < 0) return true;
+        left.splice(i, 1);
+        return false;
+      });
+    };
+    const events = async () => delta(await recordedEvents(), eventsBefore);
+    await poll(
+      async () =>
+        delta(requestsOf(apiProxy), apiBefore).length >= expected.api.length &&
+        delta(requestsOf(cloudProxy), cloudBefore).length >= expected.cloud.length &&
+        (await events()).length >= plannedEvents(plan).length,
+      { timeoutMs: 90_000, message: `the manager's writes\n${manager.output()}` },
+    );
+    manager.proc.kill("SIGTERM");
+    await manager.exited;
+    expect(delta(requestsOf(apiProxy), apiBefore)).toEqual(expected.api);
+    expect(delta(requestsOf(cloudProxy), cloudBefore)).toEqual(expected.cloud);
+    expect(await events()).toEqual(plannedEvents(plan));
+    expect((await planWithoutWrites([])).code).toBe(0);
   });
 });
 

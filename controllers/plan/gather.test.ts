@@ -218,6 +218,40 @@ describe("gatherPlan", () => {
       exit: 0,
     },
     {
+      name: "a Service being deleted loses its load balancer and our finalizer, and no status is written to it",
+      input: () => ({
+        provider: {
+          ...previewing({ action: "none", name: "lb-web", changes: [] }, cloud()),
+          loadBalancer: {
+            ...previewing({ action: "none", name: "lb-web", changes: [] }, cloud()).loadBalancer!,
+            getLoadBalancer: async () => ({ ingress: [{ ip: "1.2.3.4" }] }),
+          },
+        },
+        nodes: [initialised()],
+        services: [
+          lbService({
+            metadata: {
+              name: "web",
+              finalizers: ["service.kubernetes.io/load-balancer-cleanup"],
+              deletionTimestamp: "2024-01-01T00:00:00Z",
+            },
+            status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } },
+          }),
+        ],
+      }),
+      writes: [
+        "LoadBalancer lb-web: delete",
+        "Service default/web: remove-finalizer",
+        "Service default/web: event",
+        "Service default/web: event",
+      ],
+      exit: 2,
+      check: (p) =>
+        expect(p.writes[0]?.reason).toBe(
+          "Deleting existing load balancer for service default/web (the Service is being deleted)",
+        ),
+    },
+    {
       name: "--controllers leaves a controller out, and a declining one says why",
       input: () => ({
         provider: cloud(),

@@ -62,7 +62,8 @@ async function planService(out: PlanBuilder, input: ServicePlanInput, svc: Servi
       ]);
     }
     if (hasLBFinalizer(svc)) out.write(object, "remove-finalizer", path.reason, [`remove finalizer ${FINALIZER}`]);
-    statusWrite(out, object, svc, {}, "the load balancer is gone");
+    // A Service being deleted whose last finalizer is ours is gone once it is removed: no status left to write.
+    if (!gone(svc)) statusWrite(out, object, svc, {}, "the load balancer is gone");
     events.push(ServiceEvents.deleted);
   } else {
     events.push(ServiceEvents.ensuring);
@@ -139,4 +140,10 @@ function ingressText(status: LoadBalancerStatus | undefined): string {
 function addressesKept(status: LoadBalancerStatus | undefined): string[] {
   const ingress = status?.ingress ?? [];
   return ingress.length === 0 ? [] : [`keeps its addresses ${ingressText(status)}`];
+}
+
+/** Being deleted, and held only by our finalizer: removing it deletes the Service. */
+function gone(svc: Service): boolean {
+  const finalizers = svc.metadata?.finalizers ?? [];
+  return svc.metadata?.deletionTimestamp !== undefined && finalizers.every((f) => f === FINALIZER);
 }
