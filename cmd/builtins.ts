@@ -57,6 +57,33 @@ export function answerBuiltin(
   return undefined;
 }
 
+/**
+ * `npm start --nodes=5` (no `--`) gives the flags to npm, which warns "Unknown cli config" and hands them on only as
+ * `npm_config_*` variables: the command would run without them. Returns the message naming the command meant, or
+ * undefined when npm kept none of `spec`'s flags (or npm did not start it).
+ */
+export function npmKeptFlags(
+  spec: CommandSpec,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const event = env.npm_lifecycle_event;
+  if (!event) return undefined;
+  const given = new Set(argv.map((a) => /^--?(?:no-)?([^=]+)/.exec(a)?.[1]));
+  const meant: string[] = [];
+  for (const f of spec.flags) {
+    const value = env[`npm_config_${f.name.replaceAll("-", "_")}`];
+    if (value === undefined || f.name === "help" || given.has(f.name)) continue;
+    // npm reads "false" as its boolean false, which it passes on as "".
+    if (!f.takesValue) {
+      if (value === "true") meant.push(`--${f.name}`);
+    } else meant.push(`--${f.name}=${value === "" ? "false" : value}`);
+  }
+  if (meant.length === 0) return undefined;
+  const npm = event === "start" || event === "test" ? `npm ${event}` : `npm run ${event}`;
+  return `npm kept ${meant.join(" ")} for itself (options before "--" are npm's); run: ${npm} -- ${[...meant, ...argv].join(" ")}`;
+}
+
 export const subcommandEnv = (input: CliInput): SubcommandEnv => ({
   registry: input.registry,
   runManager: input.runManager,

@@ -239,6 +239,64 @@ describe("the command", () => {
     expect(bad.err).toContain("version takes only --raw, got [--short]");
   });
 
+  // `npm start --nodes=5`: npm keeps the flag as npm_config_nodes and the sandbox would start without it.
+  test.each([
+    [
+      "a value flag and a boolean npm kept",
+      [],
+      { npm_config_nodes: "5", npm_config_exit_when_ready: "true" },
+      'error: npm kept --nodes=5 --exit-when-ready for itself (options before "--" are npm\'s); run: npm start -- --nodes=5 --exit-when-ready\n',
+    ],
+    [
+      "false, which npm passes on as an empty value",
+      ["--services=2"],
+      { npm_config_controllers: "" },
+      'error: npm kept --controllers=false for itself (options before "--" are npm\'s); run: npm start -- --controllers=false --services=2\n',
+    ],
+  ])("refuses a sub-command's flags npm kept for itself: %s", async (_name, argv, config, want) => {
+    let ran = false;
+    const sandbox = () =>
+      defineCommand({
+        meta: { name: "sandbox", description: "run the sandbox" },
+        args: {
+          nodes: { type: "string", default: "3" },
+          services: { type: "string", default: "1" },
+          controllers: { type: "string", default: "true" },
+          "exit-when-ready": { type: "boolean", default: false },
+        },
+        run: () => {
+          ran = true;
+          return 0;
+        },
+      });
+    const r = await run(["sandbox", ...argv], {
+      subcommands: { sandbox },
+      env: { npm_lifecycle_event: "start", ...config },
+    });
+    expect(r.err).toBe(want);
+    expect(r.code).toBe(1);
+    expect(ran).toBe(false);
+  });
+
+  test("runs a sub-command whose flags came after '--' under npm", async () => {
+    let seen: unknown;
+    const sandbox = () =>
+      defineCommand({
+        meta: { name: "sandbox", description: "run the sandbox" },
+        args: { nodes: { type: "string", default: "3" } },
+        run: ({ args }) => {
+          seen = args.nodes;
+          return 0;
+        },
+      });
+    const r = await run(["sandbox", "--nodes=5"], {
+      subcommands: { sandbox },
+      env: { npm_lifecycle_event: "start", npm_config_cache: "/root/.npm" },
+    });
+    expect(r.code).toBe(0);
+    expect(seen).toBe("5");
+  });
+
   test("dispatches a subcommand by its first argument", async () => {
     let seen: unknown;
     const sandbox = () =>

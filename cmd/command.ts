@@ -14,8 +14,8 @@ import type { CloudProvider } from "../providers/cloud.ts";
 import { compositeProviderName } from "../providers/composite/parts.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import { parseArgv } from "./argv.ts";
-import { answerBuiltin, subcommandEnv, subcommandSpecs } from "./builtins.ts";
-import { renderHelp } from "./help.ts";
+import { answerBuiltin, npmKeptFlags, subcommandEnv, subcommandSpecs } from "./builtins.ts";
+import { commandSpec, renderHelp } from "./help.ts";
 import { createRootLogger } from "./logger.ts";
 import { buildOptions, type Options } from "./options.ts";
 import { type BuildInfo, renderVersion } from "./version.ts";
@@ -72,6 +72,11 @@ export async function runCli(input: CliInput): Promise<number> {
   const makeSub = first !== undefined ? input.subcommands?.[first] : undefined;
   if (makeSub && first !== undefined) {
     const sub = makeSub(subcommandEnv(input));
+    const kept = npmKeptFlags(commandSpec(first, sub), rest, input.env ?? process.env);
+    if (kept) {
+      stderr(`error: ${kept}\n`);
+      return 1;
+    }
     let code = 0;
     const wrapped = defineCommand({
       ...sub,
