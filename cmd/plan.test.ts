@@ -81,6 +81,7 @@ describe("plan makes no write, whatever the provider tries", () => {
 
   const registry = new ProviderRegistry();
   // Tries to label a node while starting, as a provider recording state in the cluster might.
+  registry.register("untagged", () => ({ providerName: "untagged", hasClusterID: () => false }));
   registry.register("writer", () => ({
     providerName: "writer",
     hasClusterID: () => true,
@@ -103,6 +104,11 @@ describe("plan makes no write, whatever the provider tries", () => {
   }));
 
   const cases: { provider: string; says: string; stream: "stdout" | "stderr" }[] = [
+    {
+      provider: "untagged",
+      says: "the manager would not start with these flags: no ClusterID found",
+      stream: "stderr",
+    },
     { provider: "writer", says: "plan makes no write; refused: PATCH", stream: "stderr" },
     {
       provider: "cloud-writer",
@@ -111,7 +117,7 @@ describe("plan makes no write, whatever the provider tries", () => {
     },
   ];
   for (const c of cases) {
-    test(`a ${c.provider} provider's write is refused and the plan exits 1`, async () => {
+    test(`a ${c.provider} provider: the plan exits 1, says why, and nothing is written`, async () => {
       const version = api.store.resourceVersion;
       const env: SubcommandEnv = {
         registry,

@@ -151,7 +151,7 @@ async function plan(
     services = (await client.list<Service>(Resources.services, { signal })).items;
   } catch (err) {
     io.stderr(
-      `error: ${env.binaryName} plan: cannot read Nodes and Services: ${(err as Error).message}\n  fix: pass --kubeconfig=<path> (or run in-cluster) for an identity that may get/list nodes and services (deploy/kubernetes/plan-rbac.yaml)\n`,
+      `error: ${env.binaryName} plan: cannot read Nodes and Services: ${(err as Error).message}\n  fix: pass --kubeconfig=<path> (or run in-cluster) for an identity that may list and watch nodes and services (deploy/kubernetes/plan-rbac.yaml)\n`,
     );
     return 1;
   }
@@ -161,6 +161,12 @@ async function plan(
     provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined);
   } catch (err) {
     io.stderr(`error: ${env.binaryName} plan: cloud provider "${o.cloudProvider}": ${(err as Error).message}\n`);
+    return 1;
+  }
+  if (!provider.hasClusterID() && !o.allowUntaggedCloud) {
+    io.stderr(
+      `error: ${env.binaryName} plan: the manager would not start with these flags: no ClusterID found (set it in the cloud-config, or pass --allow-untagged-cloud)\n`,
+    );
     return 1;
   }
   try {
