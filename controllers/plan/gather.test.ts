@@ -200,6 +200,44 @@ describe("gatherPlan", () => {
       check: (p) => expect(p.writes[0]?.changes).toEqual(["label", "keeps its addresses [1.2.3.4]"]),
     },
     {
+      name: "a load balancer whose addresses may move leaves the Service's status unknown, and the plan says so",
+      input: () => ({
+        provider: previewing({ action: "update", name: "lb-web", changes: ["attach_to_network 1"] }, cloud()),
+        nodes: [initialised()],
+        services: [
+          lbService({ metadata: { name: "web", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] } }),
+        ],
+      }),
+      writes: ["LoadBalancer lb-web: update", "Service default/web: event", "Service default/web: event"],
+      exit: 2,
+      check: (p) => expect(p.notes.map((n) => [n.object.name, n.unknown])).toEqual([["default/web", true]]),
+    },
+    {
+      name: "a Service the provider would refuse is a problem, with the events the failed sync records",
+      input: () => ({
+        provider: {
+          ...previewing({ action: "none", name: "lb-web", changes: [] }, cloud()),
+          loadBalancer: {
+            ...previewing({ action: "none", name: "lb-web", changes: [] }, cloud()).loadBalancer!,
+            planLoadBalancer: () => Promise.reject(new Error("bad annotation")),
+          },
+        },
+        nodes: [initialised()],
+        services: [
+          lbService({ metadata: { name: "web", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] } }),
+        ],
+      }),
+      writes: ["Service default/web: event", "Service default/web: event"],
+      exit: 1,
+      check: (p) => {
+        expect(p.problems.map((x) => x.message)).toEqual(["bad annotation"]);
+        expect(p.writes.map((w) => w.changes[0])).toEqual([
+          "Normal EnsuringLoadBalancer: Ensuring load balancer",
+          "Warning SyncLoadBalancerFailed: Error syncing load balancer: bad annotation",
+        ]);
+      },
+    },
+    {
       name: "a converged Service with its load balancer in place needs nothing (its resync Events are not listed)",
       input: () => ({
         provider: previewing(

@@ -89,7 +89,9 @@ async function planService(out: PlanBuilder, input: ServicePlanInput, svc: Servi
         return;
       }
       out.problem(object, err);
-      out.write(object, "event", "the sync would fail", [eventText(ServiceEvents.syncFailed(err))]);
+      for (const e of [...events, ServiceEvents.syncFailed(err)]) {
+        out.write(object, "event", "the sync would fail", [eventText(e)]);
+      }
       return;
     }
     const named: PlanObject = { kind: "LoadBalancer", name: plan.name };
@@ -108,6 +110,13 @@ async function planService(out: PlanBuilder, input: ServicePlanInput, svc: Servi
         out.write(named, "update", `Service ${object.name} wants it changed`, plan.changes);
       }
       if (plan.status) statusWrite(out, object, svc, plan.status, `load balancer ${plan.name}'s addresses`);
+      else {
+        out.note(
+          object,
+          `load balancer ${plan.name}'s addresses after these changes are the cloud's to say: the status may change`,
+          true,
+        );
+      }
     }
     events.push(ServiceEvents.ensured);
     const ids = input.providerIDsSet ?? [];
