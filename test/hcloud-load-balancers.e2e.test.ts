@@ -1,0 +1,143 @@
+/**
+ * Issue 18's migration promise end to end: a load balancer hccm made for a Service (hccm's name and
+ * `hcloud-ccm/service-uid` label) is adopted by the compiled `hcloud-cloud-controller-manager` in place — same ID,
+ * same IP, nothing deleted or created — then follows an annotation change, refuses an invalid annotation with a
+ * Warning event naming it, and goes when the Service is deleted.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createKubeClient } from "../kube/client.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import type { KubeObject, Node, Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
+import { Taints } from "../kube/well-known.ts";
+import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import { createLoadBalancer } from "../sandbox/hcloud/state/load-balancers.ts";
+import { type HcloudWorld, hcloudManagerCommand, registerNode, startHcloudWorld } from "./support/hcloud.ts";
+import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
+
+let api: ApiServer;
+let client: KubeClient;
+let world: HcloudWorld;
+let dir = "";
+let manager: RunningProcess | undefined;
+const ns = { namespace: "default" };
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-lb-"));
+  world = startHcloudWorld();
+  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
+  await api.writeKubeconfig(join(dir, "kubeconfig"));
+  client = createKubeClient(loadTransport({ kubeconfig: join(dir, "kubeconfig") }), {
+    qps: 0,
+    burst: 0,
+    userAgent: "e2e",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  manager?.proc.kill("SIGKILL");
+  await manager?.exited;
+  await api?.stop();
+  await world?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const service = (): Service | undefined => {
+  try {
+    return api.store.get(Resources.services, "web", ns) as Service;
+  } catch {
+    return undefined;
+  }
+};
+const lbs = () => [...world.hcloud.world.loadBalancers.values()];
+const until = (what: string, check: () => boolean) =>
+  poll(check, { timeoutMs: 90_000, message: what }).catch((err) => {
+    throw new Error(`${(err as Error).message}\nmanager said:\n${manager?.output().slice(-3000)}`);
+  });
+
+test("a load balancer in hccm's shape is adopted in place: same ID, same IP, nothing deleted or created", async () => {
+  const servers = ["lb-node-1", "lb-node-2"].map((name) => world.addServer(name));
+  for (const s of servers) await registerNode(client, s.name);
+  await client.create(
+    Resources.services,
+    {
+      metadata: { name: "web", namespace: "default" },
+      spec: { type: "LoadBalancer", ports: [{ name: "http", port: 80, targetPort: 8080, protocol: "TCP" }] },
+    } satisfies Service,
+    ns,
+  );
+  const uid = service()!.metadata!.uid!;
+  const nodePort = service()!.spec!.ports![0]!.nodePort!;
+  // What hccm left: its name (`a` + the UID without dashes, 32 characters), its label, a TCP listener, the servers.
+  const { loadBalancer: before } = createLoadBalancer(world.hcloud.world, {
+    name: `a${uid.replaceAll("-", "")}`.slice(0, 32),
+    load_balancer_type: "lb11",
+    location: "fsn1",
+    labels: { "hcloud-ccm/service-uid": uid },
+    services: [{ protocol: "tcp", listen_port: 80, destination_port: nodePort }],
+    targets: servers.map((s) => ({ type: "server" as const, server: { id: s.id } })),
+  });
+  world.hcloud.calls.reset();
+
+  manager = spawnCollecting(await hcloudManagerCommand(join(dir, "kubeconfig")), world.env());
+  await until("the Service's ingress", () => (service()?.status?.loadBalancer?.ingress ?? []).length > 0);
+  expect(lbs().map((l) => l.id)).toEqual([before.id]);
+  expect((service()!.status!.loadBalancer!.ingress ?? []).map((i) => i.ip)).toContain(before.public_net.ipv4.ip);
+  const writes = world.hcloud.calls.writes().map((w) => `${w.method} ${w.path}`);
+  expect(writes.filter((w) => /^(POST|DELETE) \/v1\/load_balancers(\/\d+)?$/.test(w))).toEqual([]);
+  const initialised = (name: string) =>
+    !((api.store.get(Resources.nodes, name) as Node).spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
+  await until("nodes initialised", () => servers.every((s) => initialised(s.name)));
+}, 180_000);
+
+test("an annotation change is applied to the same load balancer", async () => {
+  const id = lbs()[0]!.id;
+  await client.patch(
+    Resources.services,
+    "web",
+    "merge",
+    { metadata: { annotations: { "load-balancer.hetzner.cloud/algorithm-type": "least_connections" } } },
+    ns,
+  );
+  await until("the algorithm changed", () => lbs()[0]?.algorithm.type === "least_connections");
+  expect(lbs().map((l) => l.id)).toEqual([id]);
+}, 120_000);
+
+test("an invalid annotation is a Warning event naming it and its value; the load balancer is left as it is", async () => {
+  const shape = () => JSON.stringify(lbs().map((l) => [l.id, l.services]));
+  const before = shape();
+  await client.patch(
+    Resources.services,
+    "web",
+    "merge",
+    { metadata: { annotations: { "load-balancer.hetzner.cloud/health-check-retries": "many" } } },
+    ns,
+  );
+  const named = () =>
+    api.store
+      .list<KubeObject & { type?: string; message?: string; note?: string }>(Resources.events, ns)
+      .items.some(
+        (e) =>
+          e.type === "Warning" &&
+          `${e.message ?? e.note ?? ""}`.includes("load-balancer.hetzner.cloud/health-check-retries") &&
+          `${e.message ?? e.note ?? ""}`.includes("many"),
+      );
+  await until("a Warning event naming the annotation", named);
+  expect(shape()).toBe(before);
+}, 120_000);
+
+test("the Service deleted, its load balancer goes", async () => {
+  await client.patch(
+    Resources.services,
+    "web",
+    "json",
+    [{ op: "remove", path: "/metadata/annotations/load-balancer.hetzner.cloud~1health-check-retries" }],
+    ns,
+  );
+  await client.delete(Resources.services, "web", ns);
+  await until("no load balancer", () => lbs().length === 0);
+  await until("the Service gone", () => service() === undefined);
+}, 120_000);
