@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { createConsola } from "consola";
 import { Registry } from "prom-client";
 import { startHarness, TOKEN } from "../../sandbox/hcloud/testing.ts";
 import type { CallContext, CloudProvider } from "../cloud.ts";
 import { ProviderRegistry } from "../registry.ts";
 import { rejection } from "../testing.ts";
-import { createHcloudProvider } from "./provider.ts";
+import { createHcloudProvider, relayLogger } from "./provider.ts";
 import { cluster } from "./testing.ts";
 
 const ctx: CallContext = { signal: new AbortController().signal };
@@ -120,4 +121,18 @@ describe("verifyAccess (doctor) checks the token and the network", () => {
     const err = await rejection(() => p.verifyAccess!(ctx));
     expect(err.message).toContain("HCLOUD_ENDPOINT=http://127.0.0.1:9/v1 did not answer");
   });
+});
+
+test("the clients' logger says nothing until the manager's is attached, then forwards every level to it", () => {
+  const relay = relayLogger();
+  const lines: string[] = [];
+  const target = createConsola({
+    level: 5,
+    reporters: [{ log: (l) => void lines.push(`${l.type} ${l.args.join(" ")}`) }],
+  });
+  relay.logger.info("before");
+  relay.attach(target);
+  relay.logger.debug("hcloud/api.listServers: retrying after 503");
+  relay.logger.warn("careful");
+  expect(lines).toEqual(["debug hcloud/api.listServers: retrying after 503", "warn careful"]);
 });

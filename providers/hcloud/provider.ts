@@ -53,8 +53,10 @@ export async function createHcloudProvider(
     configSource: input.configSource,
     readFile: deps.readFile ?? ((path) => readFileFromDisk(path, "utf8")),
   });
+  const relay = relayLogger();
   const tuning = {
     metrics: input.metrics,
+    logger: relay.logger,
     ...(deps.fetch && { fetch: deps.fetch }),
     ...(deps.retry && { retry: deps.retry }),
     ...(deps.now && { now: deps.now }),
@@ -73,7 +75,7 @@ export async function createHcloudProvider(
         deps.now ?? Date.now,
       )
     : undefined;
-  return hcloudProvider({ config, warnings, transport, robot });
+  return hcloudProvider({ config, warnings, transport, robot, relay });
 }
 
 export interface HcloudParts {
@@ -83,6 +85,32 @@ export interface HcloudParts {
   readonly transport: HcloudTransport;
   /** Present when `ROBOT_ENABLED` with credentials. */
   readonly robot?: RobotApi | undefined;
+  /** The logger the transport and clients were given; default a new one. */
+  readonly relay?: RelayLogger | undefined;
+}
+
+/**
+ * The clients are built before the manager hands over its logger (in `initialize`): they log through this one,
+ * which forwards to it once attached (and drops what is said before, when nothing would print it anyway). The
+ * manager's logger does the level filtering (`--v`): the kit's retries and waits are debug lines.
+ */
+export interface RelayLogger {
+  readonly logger: ConsolaInstance;
+  attach(target: ConsolaInstance): void;
+}
+
+export function relayLogger(): RelayLogger {
+  let target: ConsolaInstance | undefined;
+  const logger = createConsola({
+    level: 5,
+    reporters: [{ log: (l) => target?.[l.type as "info"]?.(...(l.args as [string])) }],
+  });
+  return {
+    logger,
+    attach(t) {
+      target = t;
+    },
+  };
 }
 
 /** The provider over a transport (the factory's, or a test's on the emulator). */
@@ -92,15 +120,9 @@ export function hcloudProvider(parts: HcloudParts) {
   const networks = new HcloudNetworks(transport);
   const network: NetworkRef | undefined =
     config.network === undefined ? undefined : networkRef(networks, config.network);
-  let runtime:
-    | { logger: ConsolaInstance; node: (name: string) => Node | undefined; warnings: ServiceWarnings }
-    | undefined;
-  // The parts are built before the manager hands over its logger (in initialize): they log through this one,
-  // which forwards to it (and drops what is said before, when nothing would print it anyway).
-  const logger = createConsola({
-    level: 5,
-    reporters: [{ log: (l) => runtime?.logger[l.type as "info"]?.(...(l.args as [string])) }],
-  });
+  let runtime: { node: (name: string) => Node | undefined; warnings: ServiceWarnings } | undefined;
+  const relay = parts.relay ?? relayLogger();
+  const { logger } = relay;
 
   const instancesV2 = createInstances({ servers, robot, network, config, logger });
   const routes =
@@ -151,7 +173,8 @@ export function hcloudProvider(parts: HcloudParts) {
         signal: ctx.signal,
         component: "hcloud-cloud-controller-manager",
       });
-      runtime = { logger: ctx.logger, node: (name) => nodes.get(name), warnings };
+      relay.attach(ctx.logger);
+      runtime = { node: (name) => nodes.get(name), warnings };
       for (const warning of parts.warnings ?? []) ctx.logger.warn(warning);
       await checkAccess({ signal: ctx.signal });
       const capabilities = [
