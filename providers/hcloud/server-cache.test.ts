@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { createServer as createServerInWorld } from "../../sandbox/hcloud/state/servers.ts";
 import { createServer } from "../../sandbox/hcloud/testing.ts";
 import type { HcloudServersApi } from "./api/servers.ts";
 import { cachedServers } from "./server-cache.ts";
@@ -86,4 +87,23 @@ test.each([
   await servers.getServer(ctx, ids[0]!);
   await servers.getServer(ctx, ids[0]!);
   expect(calls).toEqual([`get ${ids[0]}`, `get ${ids[0]}`]);
+});
+
+test("all: a stale listing of more than one page is not read again for one lookup; the server is asked for", async () => {
+  e = startEmulators();
+  const ids: number[] = [];
+  for (let i = 1; i <= 51; i++) {
+    ids.push(createServerInWorld(e.h.emulator.world, { name: `node-${i}`, server_type: "cx22" }).server.id);
+  }
+  const { calls, counted } = counting(e.servers);
+  const servers = cachedServers(counted, { mode: "all", maxAgeMs: 10_000 }, e.h.clock.now);
+  expect((await servers.getServer(ctx, ids[0]!))?.name).toBe("node-1");
+  expect((await servers.getServer(ctx, ids[50]!))?.name).toBe("node-51");
+  e.h.clock.advance(10_000);
+  expect((await servers.getServer(ctx, ids[1]!))?.name).toBe("node-2");
+  expect((await servers.listServers(ctx, { name: "node-3" })).map((s) => s.id)).toEqual([ids[2]!]);
+  expect(calls).toEqual(["list", `get ${ids[1]}`, "list name=node-3"]);
+  await servers.listServers(ctx); // the bulk refresh: kept again
+  await servers.getServer(ctx, ids[3]!);
+  expect(calls.slice(3)).toEqual(["list"]);
 });

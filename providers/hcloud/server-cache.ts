@@ -3,7 +3,9 @@
  * lookups, so a cluster's periodic per-Node checks cost a listing a max-age instead of a call each:
  *
  * - `all` (hccm's default): one listing of every server (⌈servers/50⌉ calls) is kept for the max age; a server by
- *   ID or by name is answered from it.
+ *   ID or by name is answered from it. Unlike hccm, a stale listing is read again for a lookup only when it fits
+ *   in one page: in a larger project that one lookup would cost a call per 50 servers, so the server is asked for
+ *   on its own and the listing waits for the next unfiltered one. A lookup never costs more than without a cache.
  * - `one`: each server asked for by ID is kept for the max age.
  * - `off`: every lookup asks the API.
  *
@@ -11,6 +13,7 @@
  * deletes a Node. An unfiltered listing (the bulk lookup, routes) always asks, and in `all` refreshes what is kept.
  */
 import type { CallContext } from "../cloud.ts";
+import { PAGE_SIZE } from "./api/client.ts";
 import type { CloudServer, HcloudServersApi, ServerFilter } from "./api/servers.ts";
 import type { HcloudConfig } from "./config.ts";
 
@@ -57,24 +60,43 @@ export function cachedServers(
   }
 
   let all: Kept<CloudServer[]> | undefined;
-  const listEvery = (ctx: CallContext) =>
-    keep(
+  /** Servers in the last listing that succeeded. */
+  let lastSize = 0;
+  const listEvery = (ctx: CallContext) => {
+    const listing = keep(
       api.listServers(ctx),
       (k) => {
         all = k;
       },
       () => all,
     );
-  const kept = async (ctx: CallContext) => (fresh(all) ? await all.value : await listEvery(ctx));
+    void listing.then(
+      (servers) => {
+        lastSize = servers.length;
+      },
+      () => {},
+    );
+    return listing;
+  };
+  /**
+   * The kept listing, read again when stale only if that costs one call (one page): a project of more servers
+   * would pay ⌈servers/50⌉ calls for one lookup, so the one server is asked for instead (`undefined`), and the
+   * listing is refreshed by the next unfiltered one (the bulk refresh, routes).
+   */
+  const kept = async (ctx: CallContext): Promise<CloudServer[] | undefined> => {
+    if (fresh(all)) return await all.value;
+    if (all !== undefined && lastSize > PAGE_SIZE) return undefined;
+    return await listEvery(ctx);
+  };
   return {
     async listServers(ctx, filter: ServerFilter = {}) {
       if (filter.labelSelector !== undefined) return api.listServers(ctx, filter);
       if (filter.name === undefined) return listEvery(ctx);
-      const found = (await kept(ctx)).filter((s) => s.name === filter.name);
+      const found = ((await kept(ctx)) ?? []).filter((s) => s.name === filter.name);
       return found.length > 0 ? found : api.listServers(ctx, filter);
     },
     async getServer(ctx, id) {
-      const found = (await kept(ctx)).find((s) => s.id === id);
+      const found = (await kept(ctx))?.find((s) => s.id === id);
       return found ?? (await api.getServer(ctx, id));
     },
   };
