@@ -256,6 +256,16 @@ test.each([
   120_000,
 );
 
+test("the all-in-one takes --cloud-provider=hcloud: its doctor passes on hccm's environment", async () => {
+  const r = await runExecutable(
+    await executable(),
+    ["doctor", "--cloud-provider=hcloud", "--allow-untagged-cloud", `--kubeconfig=${join(dir, "kubeconfig")}`],
+    { env: world.env() },
+  );
+  expect({ code: r.code, out: r.code === 0 ? "" : r.stdout + r.stderr }).toEqual({ code: 0, out: "" });
+  expect(r.stdout).toContain('cloud provider "hcloud"');
+}, 120_000);
+
 test("sandbox --cloud=hcloud prints the command; hcloud-cloud-controller-manager run as printed makes the sandbox ready", async () => {
   const sandbox = spawnCollecting([
     await executable(),
