@@ -116,6 +116,21 @@ describe("verifyAccess (doctor) checks the token and the network", () => {
     expect(err.message).not.toContain(TOKEN);
   });
 
+  test("an error answer names HCLOUD_ENDPOINT and says the API answered", async () => {
+    const failing = (async () =>
+      new Response(JSON.stringify({ error: { code: "maintenance", message: "down for maintenance" } }), {
+        status: 503,
+        headers: { "content-type": "application/json" },
+      })) as unknown as typeof fetch;
+    const p = await createHcloudProvider(
+      { env: base, config: undefined, configSource: undefined, metrics: new Registry() },
+      { retry: { maxRetries: 0 }, fetch: failing },
+    );
+    const err = await rejection(() => p.verifyAccess!(ctx));
+    expect(err.message).toContain("HCLOUD_ENDPOINT=http://127.0.0.1:9/v1 answered with an error");
+    expect(err.message).toContain("down for maintenance");
+  });
+
   test("an endpoint that does not answer names HCLOUD_ENDPOINT", async () => {
     const p = await build(base);
     const err = await rejection(() => p.verifyAccess!(ctx));

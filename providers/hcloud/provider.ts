@@ -155,7 +155,9 @@ export function hcloudProvider(parts: HcloudParts) {
       const refused = api !== undefined && (api.status === 401 || api.code === "unauthorized");
       const why = refused
         ? "the API refused HCLOUD_TOKEN; set it to a Read & Write API token of the cluster's project (Hetzner Console → Security → API tokens)"
-        : `the Hetzner Cloud API at HCLOUD_ENDPOINT=${config.endpoint} did not answer`;
+        : api !== undefined
+          ? `the Hetzner Cloud API at HCLOUD_ENDPOINT=${config.endpoint} answered with an error`
+          : `the Hetzner Cloud API at HCLOUD_ENDPOINT=${config.endpoint} did not answer`;
       throw new Error(`hcloud: ${why}: ${(err as Error).message}`, { cause: err });
     }
     if (network) await network.id(ctx);
