@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { ControllerStartError, type StartController } from "../controllers/context.ts";
 import { CONTROLLERS } from "../controllers/names.ts";
 import { createMetricsRegistry } from "../controllers/runtime/metrics.ts";
+import { EmulatorKubeClient } from "../controllers/runtime/testing/emulator-client.ts";
 import { FakeClock } from "../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../controllers/runtime/testing/logger.ts";
-import { MemoryKubeClient } from "../controllers/runtime/testing/memory-client.ts";
-import { apiError } from "../controllers/runtime/testing/memory-store.ts";
+import { KubeApiError } from "../kube/client-types.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
 import { buildOptions } from "./options.ts";
@@ -34,8 +34,12 @@ interface Setup {
 
 const start = ({ apiDown = false, initialize, routes = declines }: Setup) => {
   const clock = new FakeClock();
-  const client = new MemoryKubeClient({ now: clock.now });
-  if (apiDown) client.fail({ method: "raw", path: "/healthz" }, apiError(401, "Unauthorized", "Unauthorized"));
+  const client = new EmulatorKubeClient({ now: clock.now });
+  if (apiDown)
+    client.fail(
+      { method: "raw", path: "/healthz" },
+      new KubeApiError("Unauthorized", { status: 401, reason: "Unauthorized" }),
+    );
   const { logger, logs } = captureLogger();
   const provider: CloudProvider = { providerName: "test", hasClusterID: () => true, ...(initialize && { initialize }) };
   const health: TermHealth = { problem: undefined };

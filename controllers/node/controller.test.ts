@@ -1,6 +1,6 @@
 /**
- * The cloud-node runner end to end: the real start function over the in-memory API, a real informer, the fake
- * cloud and real event recorders. Waits are on conditions; the controller's own clock is driven by hand.
+ * The cloud-node runner end to end: the real start function over the API emulator's store, a real informer, the
+ * fake cloud and real event recorders. Waits are on conditions; the controller's own clock is driven by hand.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";

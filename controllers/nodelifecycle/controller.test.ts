@@ -1,5 +1,5 @@
 /**
- * The cloud-node-lifecycle runner end to end: the real start function over the in-memory API, a real informer,
+ * The cloud-node-lifecycle runner end to end: the real start function over the API emulator's store, a real informer,
  * the fake cloud and real event recorders. Passes after the first are started by advancing the manual clock.
  */
 import { afterEach, describe, expect, test } from "bun:test";

@@ -151,7 +151,7 @@ async function deleteNode(deps: MonitorDeps, node: Node, event: NodeEvent): Prom
  * resourceVersion "0"; later tries read fresh), apply `modify` to a copy, write nothing when the taints are
  * unchanged, else send a JSON merge patch with the FULL taints list (merge patches replace lists, so removal works
  * and no strategic-merge directive is needed) and `metadata.resourceVersion`, so a node changed in between is
- * refused with 409 (the real API and the memory client both do) and retried, 5 × 100ms. Callers have already
+ * refused with 409 (the real API and its emulator both do) and retried, 5 × 100ms. Callers have already
  * skipped removal when their cached copy carries no matching taint. Returns whether it wrote; a node that is gone
  * counts as nothing to do.
  */

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { createDelegatedAuth } from "./delegated-auth.ts";
+import { EmulatorKubeClient, type RecordedRequest } from "./testing/emulator-client.ts";
 import { captureLogger } from "./testing/logger.ts";
-import { MemoryKubeClient, type RecordedRequest } from "./testing/memory-client.ts";
 
 /** A guard whose TokenReviews know one token, and whose SubjectAccessReviews allow everything. */
 const setup = () => {
-  const client = new MemoryKubeClient();
+  const client = new EmulatorKubeClient();
   client.react({ method: "create", resource: "tokenreviews" }, (r: RecordedRequest) => {
     const body = r.body as { spec: { token: string } };
     const known = body.spec.token === "alice-token";

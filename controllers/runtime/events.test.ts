@@ -3,13 +3,13 @@ import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Event, Service } from "../../kube/objects.ts";
 import { createEventRecorder, nodeReference, objectReference } from "./events.ts";
 import { createMetricsRegistry } from "./metrics.ts";
+import { EmulatorKubeClient } from "./testing/emulator-client.ts";
 import { FakeClock, settle } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
-import { MemoryKubeClient } from "./testing/memory-client.ts";
 
 const setup = (overrides: { maxQueue?: number } = {}) => {
   const clock = new FakeClock("2026-01-01T00:00:00Z");
-  const client = new MemoryKubeClient({ now: clock.now });
+  const client = new EmulatorKubeClient({ now: clock.now });
   const registry = createMetricsRegistry({ defaultMetrics: false });
   const { logger, logs } = captureLogger();
   const recorder = createEventRecorder({
@@ -49,7 +49,8 @@ describe("event recorder", () => {
   });
 
   test("writes an event about a namespaced object in the object's namespace", async () => {
-    const { recorder, events } = setup();
+    const { client, recorder, events } = setup();
+    client.seed(Resources.namespaces, { metadata: { name: "shop" } });
     const svc: Service = { metadata: { name: "web", namespace: "shop", uid: "u" } };
     const ref = objectReference(Resources.services, svc);
     expect(ref).toEqual({ apiVersion: "v1", kind: "Service", name: "web", namespace: "shop", uid: "u" });

@@ -9,9 +9,9 @@ import {
 } from "./leader-election.ts";
 import { type LeaderElectionMetrics, leaderElectionMetrics } from "./leader-election-metrics.ts";
 import { createMetricsRegistry } from "./metrics.ts";
+import { EmulatorKubeClient } from "./testing/emulator-client.ts";
 import { FakeClock } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
-import { MemoryKubeClient } from "./testing/memory-client.ts";
 
 interface Candidate {
   readonly election: LeaderElection;
@@ -23,7 +23,7 @@ interface Candidate {
 
 const setup = () => {
   const clock = new FakeClock();
-  const client = new MemoryKubeClient({ now: clock.now });
+  const client = new EmulatorKubeClient({ now: clock.now });
   const start = (
     id: string,
     overrides: {
@@ -190,7 +190,7 @@ describe("leader election", () => {
     let over: (() => string | undefined) | undefined;
     let leading: AbortSignal | undefined;
     const election = runLeaderElection({
-      client: new MemoryKubeClient(),
+      client: new EmulatorKubeClient(),
       identity: "a",
       now: () => now,
       sleep: () => new Promise(() => {}), // paused: no timer of the election ever fires
@@ -238,7 +238,7 @@ describe("leader election", () => {
 
   test("healthz check fails for a leader whose renew loop is stuck past lease duration + 20s", async () => {
     let now = Date.parse("2026-01-01T00:00:00Z");
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const election = runLeaderElection({
       client,
       identity: "a",

@@ -7,9 +7,9 @@ import { namedCheck } from "./healthz.ts";
 import { controllerMetrics, createMetricsRegistry, MANAGER_NAME } from "./metrics.ts";
 import { generateSelfSignedCert, ServingCertError } from "./self-signed.ts";
 import { type Serving, startServing } from "./serving.ts";
+import { EmulatorKubeClient, type RecordedRequest } from "./testing/emulator-client.ts";
 import { waitFor } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
-import { MemoryKubeClient, type RecordedRequest } from "./testing/memory-client.ts";
 
 const USERS: Record<string, { username: string; groups: string[] }> = {
   "admin-token": { username: "admin", groups: ["system:masters"] },
@@ -18,7 +18,7 @@ const USERS: Record<string, { username: string; groups: string[] }> = {
 };
 
 const reviewingClient = () => {
-  const client = new MemoryKubeClient();
+  const client = new EmulatorKubeClient();
   client.react({ method: "create", resource: "tokenreviews" }, (r: RecordedRequest) => {
     const body = r.body as { spec: { token: string } };
     const user = USERS[body.spec.token];

@@ -145,7 +145,12 @@ describe("startServiceController", () => {
 
   test("leaves a Service with a loadBalancerClass alone", async () => {
     const cloud = cloudWithBalancers();
-    const services = [service("other", lbClass("example.com/lb")), service("web")];
+    // Its own node port: the API refuses two Services one node port.
+    const ownNodePort = (s: Service): Service => ({
+      ...s,
+      spec: { ...s.spec, ports: [{ port: 80, nodePort: 30081 }] },
+    });
+    const services = [service("other", lbClass("example.com/lb"), ownNodePort), service("web")];
     const { h } = await run(cloud, { services, nodes: [node("n1")] });
     await waitFor(() => ingressIP(h, "web") !== undefined, { message: "the ordinary service's ingress" });
     expect(callsFor(cloud, "other")).toEqual([]);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
+import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
 import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
-import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Event } from "../../kube/objects.ts";
 import type { CloudProvider, RateLimit } from "../cloud.ts";
@@ -96,7 +96,7 @@ describe("composite provider", () => {
     });
     const b = Object.assign(fake("b"), { initialize: async () => Promise.reject(new Error("ConfigMap unreadable")) });
     const term = new AbortController();
-    const runtime = testProviderRuntime(new MemoryKubeClient(), term.signal, captureLogger().logger);
+    const runtime = testProviderRuntime(new EmulatorKubeClient(), term.signal, captureLogger().logger);
     const err = await rejection(async () => createCompositeProvider({}, [part(a), part(b)]).initialize!(runtime));
     term.abort();
     expect(seen).toEqual(["a"]);
@@ -104,7 +104,7 @@ describe("composite provider", () => {
   });
 
   test("after initialize, a Node no part owns gets a Warning event saying why it is kept", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const term = new AbortController();
     const composite = createCompositeProvider({}, [part(fake("a"))]);
     await composite.initialize!(testProviderRuntime(client, term.signal, captureLogger().logger));

@@ -1,7 +1,7 @@
 /**
  * The metal provider against the conformance suite. Its "cloud" is the inventory plus the Kubernetes API:
  *
- * - A machine is an entry in the watched inventory ConfigMap of an in-memory Kubernetes API (`MemoryKubeClient`),
+ * - A machine is an entry in the watched inventory ConfigMap of an in-memory Kubernetes API (`EmulatorKubeClient`),
  *   so every arrange step goes through the same watch a running manager uses; `createMachine` resolves once the
  *   provider's inventory shows the change. Each machine gets a TCP listener on 127.0.0.1 as its shutdown-probe
  *   target: stopping a machine closes the listener (the probe is refused), deleting it removes its entry.
@@ -16,9 +16,9 @@
  */
 import { createServer, type Server } from "node:net";
 import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
+import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
 import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
-import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { ConfigMap, Service } from "../../kube/objects.ts";
 import { defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
@@ -61,7 +61,7 @@ const portOf = (server: Server) => {
 };
 
 /** The Services the suite passes are stored before each call (when not stored yet), as the informer saw them. */
-function inCluster(lb: LoadBalancer, client: MemoryKubeClient): LoadBalancer {
+function inCluster(lb: LoadBalancer, client: EmulatorKubeClient): LoadBalancer {
   const store = (svc: Service) => {
     const { name = "", namespace = "default" } = svc.metadata ?? {};
     if (!client.peek(Resources.services, name, namespace)) client.seed(Resources.services, structuredClone(svc));
@@ -95,7 +95,7 @@ const hostsSkip =
 await runConformance<MetalMachine>({
   name: "metal",
   async setup() {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.configMaps, { metadata: { ...inventoryRef }, data: {} } satisfies ConfigMap);
     const provider = metalProvider(parseMetalConfig(cloudConfig, "conformance"));
     const term = new AbortController();

@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
+import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
 import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
-import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Event, Service } from "../../kube/objects.ts";
 import { findInCauseChain } from "../errors.ts";
@@ -28,7 +28,7 @@ afterEach(() => {
 });
 
 async function start(text = config) {
-  const client = new MemoryKubeClient();
+  const client = new EmulatorKubeClient();
   const provider = metalProvider(parseMetalConfig(text, "test"));
   const term = new AbortController();
   stops.push(() => term.abort());
@@ -37,9 +37,9 @@ async function start(text = config) {
   return { lb: provider.loadBalancer!, client };
 }
 
-const create = (client: MemoryKubeClient, name: string, tweaks: ServiceTweaks = {}): Service =>
+const create = (client: EmulatorKubeClient, name: string, tweaks: ServiceTweaks = {}): Service =>
   client.seed(Resources.services, service(name, tweaks))[0]!;
-const stored = (client: MemoryKubeClient, name: string) => client.peek<Service>(Resources.services, name, "default")!;
+const stored = (client: EmulatorKubeClient, name: string) => client.peek<Service>(Resources.services, name, "default")!;
 const ipsOf = (status: { ingress?: { ip?: string }[] }) => (status.ingress ?? []).map((i) => i.ip);
 const asked = (ips: string) => ({ [KubeVipAnnotations.loadBalancerIPs]: ips });
 

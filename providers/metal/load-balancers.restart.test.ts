@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
+import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
-import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
 import { KubeVipAnnotations, MetalAnnotations } from "./annotations.ts";
@@ -22,7 +22,7 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
-async function start(client: MemoryKubeClient) {
+async function start(client: EmulatorKubeClient) {
   const provider = metalProvider(parseMetalConfig(config, "test"));
   const term = new AbortController();
   stops.push(() => term.abort());
@@ -32,8 +32,8 @@ async function start(client: MemoryKubeClient) {
 }
 
 /** A client whose Service writes finish in a random order, so parallel calls interleave. */
-function slowClient(): MemoryKubeClient {
-  const client = new MemoryKubeClient();
+function slowClient(): EmulatorKubeClient {
+  const client = new EmulatorKubeClient();
   client.react({ method: "patch", resource: "services" }, async () => {
     await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
     return undefined;
@@ -41,10 +41,10 @@ function slowClient(): MemoryKubeClient {
   return client;
 }
 
-const create = (client: MemoryKubeClient, names: string[]): Service[] =>
+const create = (client: EmulatorKubeClient, names: string[]): Service[] =>
   client.seed(Resources.services, ...names.map((n) => service(n, { namespace: `ns-${n.length % 3}` })));
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-const live = (client: MemoryKubeClient) => client.all<Service>(Resources.services);
+const live = (client: EmulatorKubeClient) => client.all<Service>(Resources.services);
 
 /** Runs `fn` over `items` with at most `limit` at a time, like the service controller's workers. */
 async function parallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<unknown[]> {
@@ -61,7 +61,7 @@ async function parallel<T>(items: readonly T[], limit: number, fn: (item: T) => 
 }
 
 /** No address recorded twice, and the provider holds exactly what the live Services record. */
-function expectConsistent(client: MemoryKubeClient, book: ReturnType<typeof metalProvider>["book"]): void {
+function expectConsistent(client: EmulatorKubeClient, book: ReturnType<typeof metalProvider>["book"]): void {
   const recorded = new Map<string, string>();
   for (const svc of live(client)) {
     const ips = svc.metadata?.annotations?.[MetalAnnotations.allocatedIPs];
@@ -153,7 +153,7 @@ describe("metal allocations stay unique", () => {
   });
 
   test("a record written after the rebuild (an earlier term's last write) is kept, unless someone took the address", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const { provider, lb, logs } = await start(client);
     const [late, other, taken] = create(client, ["late", "other", "taken"]);
     /** The earlier term's write, landed in the API: the record and its kube-vip echo, as the provider writes them. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
+import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
-import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
 import { rejection } from "../testing.ts";
@@ -22,7 +22,7 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
-async function start(client = new MemoryKubeClient(), text = config) {
+async function start(client = new EmulatorKubeClient(), text = config) {
   const provider = metalProvider(parseMetalConfig(text, "test"));
   const term = new AbortController();
   stops.push(() => term.abort());
@@ -32,11 +32,11 @@ async function start(client = new MemoryKubeClient(), text = config) {
 }
 
 /** Stores the Service and returns it as stored (with its UID). */
-function create(client: MemoryKubeClient, name: string, tweaks: ServiceTweaks = {}): Service {
+function create(client: EmulatorKubeClient, name: string, tweaks: ServiceTweaks = {}): Service {
   return client.seed(Resources.services, service(name, tweaks))[0]!;
 }
 
-const stored = (client: MemoryKubeClient, name: string, namespace = "default") =>
+const stored = (client: EmulatorKubeClient, name: string, namespace = "default") =>
   client.peek<Service>(Resources.services, name, namespace)!;
 
 const ipsOf = (status: { ingress?: { ip?: string }[] }) => (status.ingress ?? []).map((i) => i.ip);

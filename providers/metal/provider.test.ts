@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Registry } from "prom-client";
 import { ConfigError } from "../../config/errors.ts";
+import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
 import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
-import { MemoryKubeClient } from "../../controllers/runtime/testing/memory-client.ts";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { ConfigMap, Service } from "../../kube/objects.ts";
 import { findInCauseChain } from "../errors.ts";
@@ -24,14 +24,14 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
-async function start(text: string, client: MemoryKubeClient, runtime = testRuntime(client)) {
+async function start(text: string, client: EmulatorKubeClient, runtime = testRuntime(client)) {
   const provider = metalProvider(parseMetalConfig(text, "test"));
   await provider.initialize(runtime);
   return { provider, term: runtime.term, logs: runtime.logs };
 }
 
 /** A runtime whose term ends after the test, with its log lines. */
-function testRuntime(client: MemoryKubeClient) {
+function testRuntime(client: EmulatorKubeClient) {
   const term = new AbortController();
   stops.push(() => term.abort());
   const { logger, logs } = captureLogger();
@@ -75,16 +75,16 @@ describe("the metal provider", () => {
   });
 
   test("watches the inventory ConfigMap: entries appear, change and go; unreadable ones are logged", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(
       Resources.configMaps,
-      configMap("metal-inventory", { "node-1": "zone: rack-1\n", "Bad Key": "zone: x\n" }),
+      configMap("metal-inventory", { "node-1": "zone: rack-1\n", Bad_Key: "zone: x\n" }),
     );
     const text = "inventory:\n  configMap: {}\n  machines: [{ name: node-1, zone: from-file, region: dc-1 }]\n";
     const { provider, logs } = await start(text, client);
     const v2 = provider.instancesV2;
     expect(await v2.instanceMetadata(ctx, node("node-1"))).toMatchObject({ zone: "rack-1", region: "" });
-    expect(logs.some((l) => l.message.includes('entry "Bad Key": the key "Bad Key" is not a Node name'))).toBe(true);
+    expect(logs.some((l) => l.message.includes('entry "Bad_Key": the key "Bad_Key" is not a Node name'))).toBe(true);
 
     await client.patch(
       Resources.configMaps,
@@ -105,7 +105,7 @@ describe("the metal provider", () => {
   });
 
   test("reads pools from the kube-vip ConfigMap and follows its changes; cloud-config pools stay for other scopes", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.configMaps, configMap("kubevip", { "cidr-global": "203.0.113.0/30" }));
     client.seed(Resources.services, service("a"), service("b", { namespace: "team-a" }), service("c"));
     const text =
@@ -131,7 +131,7 @@ describe("the metal provider", () => {
   });
 
   test("a broken kube-vip scope refuses with the problem instead of falling back to the global pool", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(
       Resources.configMaps,
       configMap("kubevip", { "cidr-global": "192.0.2.0/28", "cidr-team-a": "10.0.0.1/24" }),
@@ -145,7 +145,7 @@ describe("the metal provider", () => {
   });
 
   test("initialize waits for the Service cache through failing lists, then rebuilds from every Service", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const record = { [MetalAnnotations.allocatedIPs]: "192.0.2.5", [MetalAnnotations.allocatedFor]: "uid-default-a" };
     client.seed(Resources.services, service("a", { annotations: record }));
     client.fail(
@@ -159,7 +159,7 @@ describe("the metal provider", () => {
   });
 
   test("opens no watch of its own: the ConfigMaps and Services come from the shared informers", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.configMaps, configMap("metal-inventory", { "node-1": "zone: rack-1\n" }));
     const runtime = testRuntime(client);
     // Another user of the same caches (the service controller, another provider part) asked first.
@@ -178,7 +178,7 @@ describe("the metal provider", () => {
   });
 
   test("a term that ends stops the ConfigMap's delivery, even while the shared informer runs on", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.configMaps, configMap("metal-inventory", { "node-1": "zone: rack-1\n" }));
     const runtime = testRuntime(client);
     const term = new AbortController();
@@ -199,7 +199,7 @@ describe("the metal provider", () => {
   });
 
   test("every new term rebuilds from the Services, forgetting what the last term held in memory only", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const text = "loadBalancer:\n  global: { addresses: [192.0.2.0/28] }\n";
     const { provider, term } = await start(text, client);
     provider.book.set({ key: "default/phantom", uid: "x", namespace: "default", ports: "all" }, ["192.0.2.1"]);

@@ -1,7 +1,7 @@
 /**
- * A `ControllerContext` over the in-memory API for runner tests: a real informer factory on a `MemoryKubeClient`,
- * real event recorders writing to it, a metrics registry, a captured logger, and the manager's order of things
- * (start function first, informers after). One clock serves the context, the recorders and the client's
+ * A `ControllerContext` over the API emulator's store for runner tests: a real informer factory on an
+ * `EmulatorKubeClient`, real event recorders writing to it, a metrics registry, a captured logger, and the manager's
+ * order of things (start function first, informers after). One clock serves the context, the recorders and the client's
  * timestamps; pass a `FakeClock` to drive the controller's own waits (the informers keep real time).
  */
 import type { Registry } from "prom-client";
@@ -14,8 +14,8 @@ import type { ControllerName } from "../../names.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { createEventRecorder, type EventRecorder } from "../events.ts";
 import { controllerMetrics, createMetricsRegistry } from "../metrics.ts";
+import { EmulatorKubeClient } from "./emulator-client.ts";
 import { type CapturedLog, captureLogger } from "./logger.ts";
-import { MemoryKubeClient } from "./memory-client.ts";
 
 export const defaultControllerOptions: ControllerOptions = {
   clusterName: "kubernetes",
@@ -34,7 +34,7 @@ export interface ControllerHarnessOptions<C extends Clock = Clock> {
   readonly name: ControllerName;
   readonly provider: CloudProvider;
   /** Default: a fresh one whose timestamps come from `clock`. */
-  readonly client?: MemoryKubeClient;
+  readonly client?: EmulatorKubeClient;
   /** Default: the system clock. */
   readonly clock?: C;
   /** Stored in the API before anything starts. */
@@ -44,7 +44,7 @@ export interface ControllerHarnessOptions<C extends Clock = Clock> {
 
 export interface ControllerHarness<C extends Clock = Clock> {
   readonly ctx: ControllerContext;
-  readonly client: MemoryKubeClient;
+  readonly client: EmulatorKubeClient;
   readonly clock: C;
   readonly informers: InformerFactory;
   readonly logs: CapturedLog[];
@@ -74,7 +74,7 @@ export interface ControllerHarness<C extends Clock = Clock> {
 
 export function controllerHarness<C extends Clock = Clock>(opts: ControllerHarnessOptions<C>): ControllerHarness<C> {
   const clock = (opts.clock ?? systemClock) as C;
-  const client = opts.client ?? new MemoryKubeClient({ now: clock.now });
+  const client = opts.client ?? new EmulatorKubeClient({ now: clock.now });
   client.seed(Resources.nodes, ...(opts.nodes ?? []));
   const { logger, logs } = captureLogger();
   const registry = createMetricsRegistry({ defaultMetrics: false });

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { isAlreadyExists, isConflict, isNotFound, KubeApiError, Resources } from "../../../kube/client-types.ts";
 import type { Node, Service } from "../../../kube/objects.ts";
-import { MemoryKubeClient } from "./memory-client.ts";
+import { EmulatorKubeClient } from "./emulator-client.ts";
 
 const node = (name: string, labels: Record<string, string> = {}): Node => ({ metadata: { name, labels } });
-const service = (name: string, namespace = "default"): Service => ({ metadata: { name, namespace }, spec: {} });
+const ports = [{ port: 80 }];
+const service = (name: string, namespace = "default"): Service => ({ metadata: { name, namespace }, spec: { ports } });
 
 const rejection = async (p: Promise<unknown>): Promise<unknown> =>
   p.then(
@@ -12,17 +13,18 @@ const rejection = async (p: Promise<unknown>): Promise<unknown> =>
     (e: unknown) => e,
   );
 
-describe("MemoryKubeClient objects", () => {
+describe("EmulatorKubeClient objects", () => {
   test("creates with identity metadata and answers get and list", async () => {
-    const client = new MemoryKubeClient({ now: () => Date.parse("2026-01-01T00:00:00Z") });
+    const client = new EmulatorKubeClient({ now: () => Date.parse("2026-01-01T00:00:00Z") });
+    const before = Number(client.resourceVersion);
     const created = await client.create(Resources.nodes, node("n1"));
     expect(created.metadata?.uid).toBeString();
-    expect(created.metadata?.resourceVersion).toBe("1");
+    expect(created.metadata?.resourceVersion).toBe(String(before + 1));
     expect(created.metadata?.creationTimestamp).toBe("2026-01-01T00:00:00Z");
     expect(created.apiVersion).toBe("v1");
     expect(created.kind).toBe("Node");
     expect((await client.get<Node>(Resources.nodes, "n1")).metadata?.name).toBe("n1");
-    expect((await client.list(Resources.nodes)).resourceVersion).toBe("1");
+    expect((await client.list(Resources.nodes)).resourceVersion).toBe(String(before + 1));
   });
 
   test.each([
@@ -33,14 +35,14 @@ describe("MemoryKubeClient objects", () => {
     ["role in (a,b)", ["a1", "b1"]],
     ["role notin (a)", ["b1", "none"]],
   ])("label selector %s", async (selector, names) => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, node("a1", { role: "a" }), node("b1", { role: "b" }), node("none"));
     const { items } = await client.list<Node>(Resources.nodes, { labelSelector: selector });
     expect(items.map((n) => n.metadata?.name)).toEqual(names);
   });
 
   test("field selector and namespace filter lists", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.services, service("s1", "a"), service("s2", "a"), service("s1", "b"));
     const inA = await client.list<Service>(Resources.services, { namespace: "a" });
     expect(inA.items.map((s) => s.metadata?.name)).toEqual(["s1", "s2"]);
@@ -49,7 +51,7 @@ describe("MemoryKubeClient objects", () => {
   });
 
   test("answers 404 and 409 AlreadyExists like the API", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     expect(isNotFound(await rejection(client.get(Resources.nodes, "missing")))).toBeTrue();
     await client.create(Resources.nodes, node("n1"));
     const err = await rejection(client.create(Resources.nodes, node("n1")));
@@ -60,7 +62,7 @@ describe("MemoryKubeClient objects", () => {
   });
 
   test("update with a stale resourceVersion conflicts; without one it is unconditional", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const [n1] = client.seed(Resources.nodes, node("n1"));
     await client.update(Resources.nodes, { ...n1, metadata: { ...n1?.metadata, labels: { a: "1" } } });
     const stale = await rejection(client.update(Resources.nodes, { ...n1, metadata: { ...n1?.metadata, labels: {} } }));
@@ -71,7 +73,7 @@ describe("MemoryKubeClient objects", () => {
   });
 
   test("the status subresource is the only way to write status, and it keeps the spec", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, { metadata: { name: "n1" }, spec: { podCIDR: "a" }, status: { phase: "Running" } });
     await client.patch(Resources.nodes, "n1", "merge", { metadata: { labels: { a: "1" } }, status: { phase: "X" } });
     expect(client.peek<Node>(Resources.nodes, "n1")?.status?.phase).toBe("Running");
@@ -93,18 +95,23 @@ describe("MemoryKubeClient objects", () => {
       ["foo"],
     ],
     ["reorders", ["b", "a"], { "$setElementOrder/finalizers": ["a", "b"] }, ["a", "b"]],
-    ["removes the last one", ["bar"], { "$deleteFromPrimitiveList/finalizers": ["bar"] }, undefined],
-    ["replaces without directives", ["foo"], { finalizers: ["bar"] }, ["bar"]],
+    ["removes the last one", ["bar"], { "$deleteFromPrimitiveList/finalizers": ["bar"] }, []],
+    // finalizers carry patchStrategy merge, as in the real API: a list without directives is merged in.
+    ["merges without directives", ["foo"], { finalizers: ["bar"] }, ["foo", "bar"]],
   ])("strategic merge of a scalar list with directives %s", async (_, before, metadata, expected) => {
-    const client = new MemoryKubeClient();
-    client.seed(Resources.services, { metadata: { name: "s", namespace: "default", finalizers: before } });
+    const client = new EmulatorKubeClient();
+    client.seed(Resources.services, {
+      metadata: { name: "s", namespace: "default", finalizers: before },
+      spec: { ports },
+    });
     const opts = { namespace: "default", subresource: "status" } as const;
     await client.patch(Resources.services, "s", "strategic", { metadata }, opts);
-    expect(client.peek<Service>(Resources.services, "s", "default")?.metadata?.finalizers).toEqual(expected);
+    // No finalizers left reads the same whether the list is empty or gone.
+    expect(client.peek<Service>(Resources.services, "s", "default")?.metadata?.finalizers ?? []).toEqual(expected);
   });
 
   test("patch flavours: merge deletes with null, strategic honours replace, json test failure is 422", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, { metadata: { name: "n1", labels: { a: "1", b: "2" } }, spec: { podCIDRs: ["x"] } });
     await client.patch(Resources.nodes, "n1", "merge", { metadata: { labels: { a: null } } });
     expect(client.peek<Node>(Resources.nodes, "n1")?.metadata?.labels).toEqual({ b: "2" });
@@ -120,7 +127,7 @@ describe("MemoryKubeClient objects", () => {
   });
 
   test("a patch carrying a stale resourceVersion conflicts", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const [n1] = client.seed(Resources.nodes, node("n1"));
     await client.patch(Resources.nodes, "n1", "merge", { metadata: { labels: { a: "1" } } });
     const patch = { metadata: { resourceVersion: n1?.metadata?.resourceVersion, labels: { a: "2" } } };
@@ -128,15 +135,18 @@ describe("MemoryKubeClient objects", () => {
   });
 
   test("a no-op write keeps the resourceVersion", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const [n1] = client.seed(Resources.nodes, node("n1", { a: "1" }));
     const after = await client.patch<Node>(Resources.nodes, "n1", "merge", { metadata: { labels: { a: "1" } } });
     expect(after.metadata?.resourceVersion).toBe(n1?.metadata?.resourceVersion as string);
   });
 
   test("finalizers hold a deleted object until the last one is removed", async () => {
-    const client = new MemoryKubeClient();
-    client.seed(Resources.services, { metadata: { name: "s", namespace: "default", finalizers: ["f"] } });
+    const client = new EmulatorKubeClient();
+    client.seed(Resources.services, {
+      metadata: { name: "s", namespace: "default", finalizers: ["f"] },
+      spec: { ports },
+    });
     await client.delete(Resources.services, "s", { namespace: "default" });
     const deleting = client.peek<Service>(Resources.services, "s", "default");
     expect(deleting?.metadata?.deletionTimestamp).toBeString();
@@ -145,7 +155,7 @@ describe("MemoryKubeClient objects", () => {
   });
 
   test("delete honours a uid precondition", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, node("n1"));
     expect(isConflict(await rejection(client.delete(Resources.nodes, "n1", { uid: "other" })))).toBeTrue();
     await client.delete(Resources.nodes, "n1");
@@ -153,9 +163,9 @@ describe("MemoryKubeClient objects", () => {
   });
 });
 
-describe("MemoryKubeClient requests and reactors", () => {
+describe("EmulatorKubeClient requests and reactors", () => {
   test("records every request with method, resource, name, subresource and patch type", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, node("n1"));
     await client.get(Resources.nodes, "n1");
     await client.patch(Resources.nodes, "n1", "strategic", { status: {} }, { subresource: "status" });
@@ -173,7 +183,7 @@ describe("MemoryKubeClient requests and reactors", () => {
   });
 
   test("reactors answer or fail requests, newest first, a limited number of times", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, node("n1"));
     const boom = new KubeApiError("boom", { status: 500, reason: "InternalError" });
     client.fail({ method: "get", resource: "nodes" }, boom, { times: 1 });
@@ -188,11 +198,11 @@ describe("MemoryKubeClient requests and reactors", () => {
     remove();
     const denied = await client.create(Resources.tokenReviews, { spec: { token: "t" } } as never);
     expect(denied).toMatchObject({ status: { authenticated: false } });
-    expect(client.all(Resources.tokenReviews)).toHaveLength(0);
+    expect(client.requestsMatching({ method: "create", resource: "tokenreviews" })).toHaveLength(2);
   });
 });
 
-describe("MemoryKubeClient watch", () => {
+describe("EmulatorKubeClient watch", () => {
   const collect = async (iterable: AsyncIterable<{ type: string; object: unknown }>, count: number) => {
     const out: string[] = [];
     for await (const e of iterable) {
@@ -203,7 +213,7 @@ describe("MemoryKubeClient watch", () => {
   };
 
   test("replays history after a resourceVersion, then streams live events", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, node("n1"));
     const from = client.resourceVersion;
     client.seed(Resources.nodes, node("n2"));
@@ -215,7 +225,7 @@ describe("MemoryKubeClient watch", () => {
   });
 
   test("a watch from resourceVersion 0 starts with the current objects and honours selectors", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, node("a", { x: "1" }), node("b"));
     const events = collect(client.watch(Resources.nodes, { resourceVersion: "0", labelSelector: "x" }), 2);
     client.seed(Resources.nodes, node("c"), node("d", { x: "1" }));
@@ -223,7 +233,7 @@ describe("MemoryKubeClient watch", () => {
   });
 
   test("an expired resourceVersion ends the watch with a 410 ERROR event", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     client.seed(Resources.nodes, node("n1"));
     client.seed(Resources.nodes, node("n2"));
     client.compactHistory();
@@ -231,7 +241,7 @@ describe("MemoryKubeClient watch", () => {
   });
 
   test("abort and server close end the stream", async () => {
-    const client = new MemoryKubeClient();
+    const client = new EmulatorKubeClient();
     const controller = new AbortController();
     const aborted = collect(client.watch(Resources.nodes, { resourceVersion: "0", signal: controller.signal }), 5);
     const closed = collect(client.watch(Resources.nodes, { resourceVersion: "0" }), 5);
