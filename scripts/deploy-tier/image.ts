@@ -31,7 +31,10 @@ export async function buildImage(): Promise<void> {
 }
 
 /** Runs the image against `sandbox` until it is ready, then stops it; returns what was seen, for the log. */
-export async function runImage(sandbox: DeploySandbox): Promise<string> {
+export async function runImage(
+  sandbox: DeploySandbox,
+  { tag = IMAGE_TAG, readyWithinMs = 60_000 }: { tag?: string; readyWithinMs?: number } = {},
+): Promise<string> {
   const name = `ccm-deploy-tier-${process.pid}`;
   const port = freePort();
   await podman([
@@ -40,7 +43,7 @@ export async function runImage(sandbox: DeploySandbox): Promise<string> {
     `--name=${name}`,
     "--network=host",
     `--volume=${sandbox.configDir}:/etc/cloud-controller-manager:ro`,
-    IMAGE_TAG,
+    tag,
     "--cloud-provider=sandbox",
     "--cloud-config=/etc/cloud-controller-manager/cloud-config",
     "--kubeconfig=/etc/cloud-controller-manager/kubeconfig",
@@ -49,7 +52,7 @@ export async function runImage(sandbox: DeploySandbox): Promise<string> {
     `--secure-port=${port}`,
   ]);
   try {
-    const ready = await sandbox.ready().catch(async (err: Error) => {
+    const ready = await sandbox.ready(readyWithinMs).catch(async (err: Error) => {
       throw new Error(`${err.message}\nthe container's log:\n${(await podmanMaybe(["logs", name])).stdout}`);
     });
     const health = await healthz(port);

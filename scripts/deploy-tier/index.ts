@@ -1,15 +1,18 @@
 /**
  * `npm run test:deploy`: the deployment files run for real. The container image is built with podman from
- * deploy/container/Containerfile and run as shipped; the systemd unit runs as shipped under a booted systemd. Both
+ * deploy/container/Containerfile and run as shipped, for amd64 and, under qemu-user-static, for arm64 (arm64.ts; a
+ * skip that says why where arm64 programs cannot run); the systemd unit runs as shipped under a booted systemd. All
  * manage the sandbox's cluster until it reports every node initialised and routed and its load balancer made.
  *
- * Needs root and Debian's packages (podman, runc, debootstrap; installed with apt when missing). The Debian images
+ * Needs root and Debian's packages (podman, runc, debootstrap, qemu-user-static, binfmt-support; installed with
+ * apt when missing). The Debian images
  * are made with debootstrap once and cached in ~/.cache/ccm-deploy-tier. Ends with `N passed, N failed, N skipped`.
  */
 import { resolve } from "node:path";
 import { $ } from "bun";
 import { aptInstall } from "../lib/apt.ts";
 import { exitsZero, Tally } from "../lib/test-tally.ts";
+import { ARM64_IMAGE_TAG, arm64Refused, buildArm64Image, ensureArm64DebianImage } from "./arm64.ts";
 import { buildImage, inspectImage, runImage } from "./image.ts";
 import { containersRefused, ensureDebianImage, ensureSystemdImage } from "./podman.ts";
 import { startSandbox } from "./sandbox.ts";
@@ -46,9 +49,9 @@ async function run(): Promise<void> {
   const refusal = await containersRefused();
   if (refusal) {
     console.log(
-      `deploy: podman cannot run a container on this machine, so the 5 remaining checks are skipped:\n${refusal}`,
+      `deploy: podman cannot run a container on this machine, so the 8 remaining checks are skipped:\n${refusal}`,
     );
-    tally.skipped += 5;
+    tally.skipped += 8;
     return;
   }
   const image = await tally.check("podman build of deploy/container/Containerfile", () => done(buildImage()));
@@ -58,12 +61,34 @@ async function run(): Promise<void> {
     );
     await tally.check("the image manages the sandbox's cluster and stops cleanly", () => withSandbox(runImage));
   }
+  await arm64();
   const systemd = await tally.check("Debian image with systemd (debootstrap, cached)", () =>
     done(ensureSystemdImage(log)),
   );
   if (systemd) {
     await tally.check("the systemd unit, as shipped, manages the cluster, stops and restarts", () =>
       withSandbox((sandbox) => runUnit(sandbox, allInOne)),
+    );
+  }
+
+  /** The arm64 image under qemu: built, then run as shipped against the sandbox, or skipped saying why. */
+  async function arm64() {
+    const refused = await arm64Refused(log);
+    if (refused) {
+      console.log(`deploy: the arm64 image cannot be built and started here, so its 3 checks are skipped: ${refused}`);
+      tally.skipped += 3;
+      return;
+    }
+    const base = await tally.check("arm64 Debian base image (debootstrap under qemu, cached)", () =>
+      done(ensureArm64DebianImage(log)),
+    );
+    if (!base) return;
+    const built = await tally.check("podman build of deploy/container/Containerfile for linux/arm64 (qemu)", () =>
+      done(buildArm64Image()),
+    );
+    if (!built) return;
+    await tally.check("the arm64 image, under qemu, manages the sandbox's cluster and stops cleanly", () =>
+      withSandbox((sandbox) => runImage(sandbox, { tag: ARM64_IMAGE_TAG, readyWithinMs: 180_000 })),
     );
   }
 

@@ -33,14 +33,14 @@ export async function podmanMaybe(args: readonly string[]): Promise<{ exitCode: 
   return { exitCode: r.exitCode, stdout: r.stdout.toString() };
 }
 
-const hasImage = async (tag: string) => (await podmanMaybe(["image", "exists", tag])).exitCode === 0;
+export const hasImage = async (tag: string) => (await podmanMaybe(["image", "exists", tag])).exitCode === 0;
 
 function cacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "ccm-deploy-tier");
 }
 
 /** Builds `tarball` once from a fresh root made by `make(root)`; later calls find it in the cache. */
-async function cachedRoot(name: string, log: Log, make: (root: string) => Promise<void>): Promise<string> {
+export async function cachedRoot(name: string, log: Log, make: (root: string) => Promise<void>): Promise<string> {
   const tarball = join(cacheDir(), `${name}.tar`);
   if (existsSync(tarball)) return tarball;
   await mkdir(cacheDir(), { recursive: true });
