@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createRootLogger, type LoggerOptions, parseVModule, quietAfterAbort } from "./logger.ts";
+import { buildOptions } from "./options.ts";
 
 /** klog's header: severity, mmdd, hh:mm:ss.uuuuuu, the process ID padded to 7, the source, `]`. */
 const KLOG_HEADER = /^([IWEF])(\d{4}) (\d\d:\d\d:\d\d\.\d{6}) {1,8}(\d+) ([^\s\]]+)\] /;
@@ -143,6 +144,31 @@ describe("verbosity", () => {
       if (!result.ok) expect(result.error).toMatch(/^--vmodule must be .*pattern=N.*got "/);
     },
   );
+});
+
+describe("the --vmodule and --logging-format flags", () => {
+  test.each([
+    [{ vmodule: "service=4" }, { vmodule: [{ pattern: "service", level: 4 }], loggingFormat: "text" }],
+    [{ "logging-format": "json" }, { vmodule: [], loggingFormat: "json" }],
+  ])("%p gives the options %p", (flags, expected) => {
+    const built = buildOptions(new Map(Object.entries({ "cloud-provider": "fake", ...flags })));
+    if (!built.ok) throw new Error(built.errors.join("; "));
+    expect({ vmodule: built.options.vmodule, loggingFormat: built.options.loggingFormat }).toEqual(expected);
+  });
+
+  test.each([
+    ["vmodule", "service=high", /^--vmodule must be .*got "service=high"/],
+    ["logging-format", "yaml", /^--logging-format must be text or json, got "yaml"/],
+  ])("--%s=%s is refused naming the flag", (flag, value, message) => {
+    const built = buildOptions(
+      new Map([
+        ["cloud-provider", "fake"],
+        [flag, value],
+      ]),
+    );
+    expect(built.ok).toBe(false);
+    if (!built.ok) expect(built.errors.some((e) => message.test(e))).toBe(true);
+  });
 });
 
 describe("quietAfterAbort", () => {

@@ -7,13 +7,14 @@
  * and resolves: nodes stuck uninitialised, cloud API errors, cloud API throttling, a Service without ingress.
  * Ends with `N passed, N failed, N skipped`.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { $ } from "bun";
 import { type KubeClient, Resources } from "../../kube/client-types.ts";
 import type { Lease, Service } from "../../kube/objects.ts";
 import type { Authorizer } from "../../sandbox/apiserver/auth.ts";
 import { type CloudApi, cloudApi } from "../../test/support/cluster.ts";
+import { executablesDir } from "../../test/support/executables.ts";
 import { startInProcessCluster } from "../../test/support/in-process.ts";
 import { freePort, type RunningProcess, spawnManager } from "../../test/support/processes.ts";
 import { aptInstall } from "../lib/apt.ts";
@@ -65,6 +66,8 @@ async function run(): Promise<void> {
     return exitsZero($`promtool test rules ${tests}`.cwd(ROOT));
   });
 
+  // The compiled executables (test/support/executables.ts): CCM_TEST_BIN_DIR's, or a build of this tree made here.
+  const bins = await executablesDir();
   const cluster = await startInProcessCluster({
     name: "monitoring",
     machines: 2,
@@ -92,6 +95,7 @@ async function run(): Promise<void> {
     }
     await prometheus?.stop();
     await cluster.stop();
+    if (!process.env.CCM_TEST_BIN_DIR) await rm(bins, { recursive: true, force: true });
   }
 }
 
