@@ -147,16 +147,16 @@ describe("verbosity", () => {
 });
 
 describe("the --vmodule and --logging-format flags", () => {
-  test.each([
+  test.each<[Record<string, string>, { vmodule: unknown[]; loggingFormat: string }]>([
     [{ vmodule: "service=4" }, { vmodule: [{ pattern: "service", level: 4 }], loggingFormat: "text" }],
     [{ "logging-format": "json" }, { vmodule: [], loggingFormat: "json" }],
   ])("%p gives the options %p", (flags, expected) => {
-    const built = buildOptions(new Map(Object.entries({ "cloud-provider": "fake", ...flags })));
+    const built = buildOptions(new Map<string, string>(Object.entries({ "cloud-provider": "fake", ...flags })));
     if (!built.ok) throw new Error(built.errors.join("; "));
     expect({ vmodule: built.options.vmodule, loggingFormat: built.options.loggingFormat }).toEqual(expected);
   });
 
-  test.each([
+  test.each<[string, string, RegExp]>([
     ["vmodule", "service=high", /^--vmodule must be .*got "service=high"/],
     ["logging-format", "yaml", /^--logging-format must be text or json, got "yaml"/],
   ])("--%s=%s is refused naming the flag", (flag, value, message) => {
