@@ -13,6 +13,9 @@
  *   bun run bench --markdown=build/bench/results.json   print a saved run as Markdown tables, run nothing
  *   bun run bench --reuse-build           keep build/bench-bin as it is (default: rebuild, ~3 s, so the
  *                                         figures describe the working tree)
+ *   bun run bench --against-upstream      ours beside upstream's Go CCM 1.20 on a real kube-apiserver 1.20
+ *                                         (scripts/bench/upstream/; builds it from Debian's source the first
+ *                                         time, minutes); with --sizes=200,1000 and --runs (start-up runs)
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
@@ -26,6 +29,7 @@ import { nodesBenchmark } from "./nodes.ts";
 import { type BenchResult, renderMarkdown, renderTable, SCALES, type Scale, toJson } from "./report.ts";
 import { servicesBenchmark } from "./services.ts";
 import { startupBenchmark } from "./startup.ts";
+import { againstUpstreamOptions, runAgainstUpstream } from "./upstream/index.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 const BENCHMARKS: readonly Benchmark[] = [
@@ -47,6 +51,8 @@ function options(argv: string[]) {
       out: { type: "string", default: "build/bench/results.json" },
       "reuse-build": { type: "boolean", default: false },
       markdown: { type: "string" },
+      "against-upstream": { type: "boolean", default: false },
+      sizes: { type: "string", default: "200,1000" },
     },
   });
   const known = new Map(BENCHMARKS.map((b) => [b.id, b]));
@@ -62,6 +68,9 @@ function options(argv: string[]) {
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
   if (!(window > 0)) throw new Error(`--window must be a number of seconds > 0, got "${values.window}"`);
   return {
+    againstUpstream: values["against-upstream"]
+      ? againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"])
+      : undefined,
     benchmarks: only.map((id) => known.get(id) as Benchmark),
     scales,
     runs,
@@ -92,6 +101,10 @@ async function machine(exe: string) {
 
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
+  if (o.againstUpstream) {
+    await runAgainstUpstream(o.againstUpstream);
+    return;
+  }
   if (o.markdown) {
     process.stdout.write(renderMarkdown(await Bun.file(resolve(ROOT, o.markdown)).json()));
     return;

@@ -1,0 +1,292 @@
+/**
+ * `npx bun scripts/bench/upstream/index.ts`: ours beside upstream's Go cloud-controller-manager 1.20 (with its fake
+ * cloud, built by ./build.ts from Debian's source package) on the same real kube-apiserver 1.20.2 of the `test:real`
+ * tier, alternating run by run. A benchmark, not a test. Prints a Markdown table (docs/performance.md keeps one).
+ *
+ *   npx bun scripts/bench/upstream/index.ts                     start-up, idle RSS, 200 and 1000 joins
+ *   npx bun scripts/bench/upstream/index.ts --sizes=200 --runs=1
+ *
+ * Ours runs the sandbox provider against the simulated cloud over HTTP (the fake provider is not shippable), so it
+ * does more work per node than the Go side. Joins: the Nodes are created as kubelets register them (tainted), then
+ * the manager is spawned; the clock runs from the spawn to no Node carrying the uninitialized taint. 429 answers are
+ * counted from the server's `apiserver_request_total{code="429"}`. RSS from /proc/<pid>/status. Both managers run as
+ * the user `ccm-bench` (bound to cluster-admin), not the admin: system:masters is APF's exempt priority level, a
+ * cloud-controller-manager's identity is not.
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { Subprocess } from "bun";
+import { createKubeClient } from "../../../kube/client.ts";
+import { type KubeClient, Resources } from "../../../kube/client-types.ts";
+import type { Node } from "../../../kube/objects.ts";
+import { loadTransport } from "../../../kube/transport.ts";
+import { Taints } from "../../../kube/well-known.ts";
+import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
+import { startSimulatedCloud } from "../../../sandbox/cloud/server.ts";
+import { registrationOf } from "../../../sandbox/kubelets.ts";
+import { collectOutput, freePort } from "../../lib/processes.ts";
+import { ensureKubeApiserver } from "../../real-apiserver/build.ts";
+import { type RealApiServer, startRealApiServer } from "../../real-apiserver/server.ts";
+import { benchExecutable } from "../ccm.ts";
+import { ensureUpstreamCcm } from "./build.ts";
+
+const QPS_1000 = ["--kube-api-qps=1000", "--kube-api-burst=1000"];
+const log = (line: string) => console.error(`bench: ${line}`);
+
+type Side = "upstream" | "ours";
+interface Running {
+  readonly proc: Subprocess<"ignore", "pipe", "pipe">;
+  readonly url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface AgainstUpstreamOptions {
+  /** Node counts to join (default 200 and 1000). */
+  readonly sizes: readonly number[];
+  /** Start-up runs per side, the median taken (default 3). */
+  readonly runs: number;
+  /** Keep build/bench-bin as it is. */
+  readonly reuse: boolean;
+}
+
+/** Runs every figure, alternating upstream and ours, and prints the Markdown table on stdout. */
+export async function runAgainstUpstream({ sizes, runs, reuse }: AgainstUpstreamOptions): Promise<void> {
+  const apiserver = await ensureKubeApiserver(log);
+  const upstreamBin = await ensureUpstreamCcm(log);
+  const oursBin = await benchExecutable(reuse);
+  const dir = await mkdtemp(join(tmpdir(), "ccm-bench-upstream-"));
+  // Not the admin (system:masters is APF's exempt level): a user whose requests APF classifies as a CCM's would be.
+  const benchToken = randomBytes(16).toString("hex");
+  const server: RealApiServer = await startRealApiServer({
+    binary: apiserver,
+    tokens: [{ token: benchToken, user: "ccm-bench" }],
+  });
+  const binding = await server.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: "ccm-bench" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "ccm-bench" }],
+  });
+  if (binding.status !== 201)
+    throw new Error(`ClusterRoleBinding ccm-bench: ${binding.status} ${await binding.text()}`);
+  const cloudToken = randomBytes(16).toString("hex");
+  const cloud = startSimulatedCloud({ token: cloudToken });
+  const kubeconfig = await server.writeKubeconfig(join(dir, "ccm-bench.kubeconfig"), {
+    name: "ccm-bench",
+    token: benchToken,
+  });
+  const cloudConfig = join(dir, "cloud.yaml");
+  await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: ${cloudToken}\n`, { mode: 0o600 });
+  const client: KubeClient = createKubeClient(loadTransport({ kubeconfig: server.kubeconfig }), {
+    qps: 0,
+    burst: 0,
+    userAgent: "bench",
+  });
+  const machines = createMachines(cloud.state, Math.max(...sizes));
+
+  function spawn(side: Side, extra: string[]): Running {
+    const port = freePort();
+    const common = [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      `--secure-port=${port}`,
+      "--bind-address=127.0.0.1",
+      "--leader-elect=false",
+      "--configure-cloud-routes=false",
+    ];
+    const cmd =
+      side === "upstream"
+        ? [upstreamBin, "--cloud-provider=bench", "--port=0", ...common, ...extra]
+        : [oursBin, "--cloud-provider=sandbox", `--cloud-config=${cloudConfig}`, ...common, ...extra];
+    const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+    const output = collectOutput(proc).text;
+    return {
+      proc,
+      url: `https://127.0.0.1:${port}`,
+      output,
+      async stop() {
+        proc.kill("SIGTERM");
+        const done = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => undefined)]);
+        if (done === undefined) proc.kill("SIGKILL");
+        await proc.exited;
+      },
+    };
+  }
+
+  const rssMiB = (pid: number): number => {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return Number(kb) / 1024;
+  };
+
+  async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 50) {
+    const deadline = performance.now() + timeoutMs;
+    while (!(await cond())) {
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await Bun.sleep(everyMs);
+    }
+  }
+
+  const healthy = async (url: string) => {
+    try {
+      const r = await fetch(`${url}/healthz`, { tls: { rejectUnauthorized: false }, keepalive: false });
+      return r.status === 200;
+    } catch {
+      return false;
+    }
+  };
+
+  async function throttledCount(): Promise<number> {
+    const text = await (await server.request("GET", "/metrics")).text();
+    let n = 0;
+    for (const line of text.split("\n")) {
+      if (line.startsWith("apiserver_request_total{") && line.includes('code="429"'))
+        n += Number(line.split(" ").pop());
+    }
+    return n;
+  }
+
+  async function clearNodes(): Promise<void> {
+    await server.request("DELETE", "/api/v1/nodes");
+    await until("no Nodes left", async () => (await client.list(Resources.nodes)).items.length === 0, 120_000, 200);
+  }
+
+  async function registerNodes(n: number): Promise<void> {
+    const at = new Date();
+    const todo = machines.slice(0, n);
+    for (let i = 0; i < todo.length; i += 50) {
+      await Promise.all(todo.slice(i, i + 50).map((m) => client.create(Resources.nodes, registrationOf(m, at))));
+    }
+  }
+
+  const tainted = (n: Node) => (n.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
+
+  /** Start-up to /healthz (ms) and RSS 10 s later (MiB), with no Nodes. */
+  async function startup(side: Side): Promise<{ ms: number; rss: number }> {
+    const t0 = performance.now();
+    const ccm = spawn(side, []);
+    try {
+      await until(`${side} /healthz`, () => healthy(ccm.url), 60_000, 5);
+      const ms = performance.now() - t0;
+      await Bun.sleep(10_000);
+      return { ms, rss: rssMiB(ccm.proc.pid) };
+    } finally {
+      await ccm.stop();
+    }
+  }
+
+  /** Seconds from spawn to every Node initialised, 429s counted, RSS 10 s after. */
+  async function join_(side: Side, n: number, extra: string[]): Promise<{ s: number; throttled: number; rss: number }> {
+    await clearNodes();
+    await registerNodes(n);
+    const before = await throttledCount();
+    const t0 = performance.now();
+    const ccm = spawn(side, extra);
+    try {
+      await until(
+        `${n} Nodes initialised by ${side}`,
+        async () => {
+          if (ccm.proc.exitCode !== null) throw new Error(`${side} exited:\n${ccm.output().slice(-2000)}`);
+          const nodes = (await client.list<Node>(Resources.nodes)).items;
+          return nodes.length === n && !nodes.some(tainted);
+        },
+        600_000,
+        100,
+      );
+      const s = (performance.now() - t0) / 1000;
+      const pacing = /Kubernetes client pacing: (.*)/.exec(ccm.output())?.[1];
+      if (pacing) log(`${side}: ${pacing}`);
+      const throttled = (await throttledCount()) - before;
+      await Bun.sleep(10_000);
+      return { s, throttled, rss: rssMiB(ccm.proc.pid) };
+    } finally {
+      await ccm.stop();
+    }
+  }
+
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.floor((s.length - 1) / 2)] ?? Number.NaN;
+  };
+  const rows: Array<[string, number, number, string]> = [];
+  const put = (figure: string, up: number, ours: number, unit: string) => rows.push([figure, up, ours, unit]);
+
+  try {
+    const boot: Record<Side, { ms: number[]; rss: number[] }> = {
+      upstream: { ms: [], rss: [] },
+      ours: { ms: [], rss: [] },
+    };
+    await clearNodes();
+    for (let i = 0; i < runs; i++) {
+      for (const side of ["upstream", "ours"] as const) {
+        const r = await startup(side);
+        log(`start-up ${side}: ${r.ms.toFixed(0)} ms, idle RSS ${r.rss.toFixed(1)} MiB`);
+        boot[side].ms.push(r.ms);
+        boot[side].rss.push(r.rss);
+      }
+    }
+    put("start-up to /healthz", median(boot.upstream.ms), median(boot.ours.ms), "ms");
+    put("idle RSS (10 s after /healthz)", median(boot.upstream.rss), median(boot.ours.rss), "MiB");
+    for (const n of sizes) {
+      for (const [label, extra] of [
+        ["default flags", [] as string[]],
+        ["--kube-api-qps=1000 --kube-api-burst=1000", QPS_1000],
+      ] as const) {
+        const got: Partial<Record<Side, { s: number; throttled: number; rss: number }>> = {};
+        for (const side of ["upstream", "ours"] as const) {
+          got[side] = await join_(side, n, [...extra]);
+          log(`${n} joins, ${label}, ${side}: ${got[side]?.s.toFixed(2)} s, ${got[side]?.throttled} × 429`);
+        }
+        put(`${n} nodes joining, ${label}`, got.upstream?.s ?? Number.NaN, got.ours?.s ?? Number.NaN, "s");
+        put(
+          `429 answers during those ${n} joins, ${label}`,
+          got.upstream?.throttled ?? 0,
+          got.ours?.throttled ?? 0,
+          "",
+        );
+        put(`RSS with ${n} nodes, ${label}`, got.upstream?.rss ?? 0, got.ours?.rss ?? 0, "MiB");
+      }
+    }
+  } finally {
+    await server.stop();
+    await cloud.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  const fmt = (x: number, unit: string) =>
+    unit === "ms" ? `${x.toFixed(0)} ms` : unit === "" ? String(x) : `${x.toFixed(unit === "s" ? 2 : 1)} ${unit}`;
+  console.log("| figure | upstream Go CCM 1.20 | ours | ours ÷ upstream |");
+  console.log("|---|---|---|---|");
+  for (const [figure, up, ours, unit] of rows) {
+    const ratio = unit === "" ? "" : `${(ours / up).toFixed(2)}×`;
+    console.log(`| ${figure} | ${fmt(up, unit)} | ${fmt(ours, unit)} | ${ratio} |`);
+  }
+}
+
+/** `--sizes=200,1000 --runs=3 --reuse-build` as the options, or an error naming the flag. */
+export function againstUpstreamOptions(sizesFlag: string, runsFlag: string, reuse: boolean): AgainstUpstreamOptions {
+  const sizes = sizesFlag.split(",").map(Number);
+  const runs = Number(runsFlag);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new Error(`--sizes must be whole numbers ≥ 1 separated by commas, got "${sizesFlag}"`);
+  }
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${runsFlag}"`);
+  return { sizes, runs, reuse };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: "string", default: "200,1000" },
+      runs: { type: "string", default: "3" },
+      "reuse-build": { type: "boolean", default: false },
+    },
+  });
+  await runAgainstUpstream(againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"]));
+}
