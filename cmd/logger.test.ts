@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createRootLogger, type LoggerOptions, parseVModule, quietAfterAbort } from "./logger.ts";
+import { createRootLogger, type LoggerOptions, parseVModule, quietAfterAbort, type VModuleRule } from "./logger.ts";
 import { buildOptions } from "./options.ts";
 
 /** klog's header: severity, mmdd, hh:mm:ss.uuuuuu, the process ID padded to 7, the source, `]`. */
@@ -147,7 +147,7 @@ describe("verbosity", () => {
 });
 
 describe("the --vmodule and --logging-format flags", () => {
-  test.each<[Record<string, string>, { vmodule: unknown[]; loggingFormat: string }]>([
+  test.each<[Record<string, string>, { vmodule: VModuleRule[]; loggingFormat: "text" | "json" }]>([
     [{ vmodule: "service=4" }, { vmodule: [{ pattern: "service", level: 4 }], loggingFormat: "text" }],
     [{ "logging-format": "json" }, { vmodule: [], loggingFormat: "json" }],
   ])("%p gives the options %p", (flags, expected) => {
