@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createConsola } from "consola";
 import { Registry } from "prom-client";
+import * as v from "valibot";
 import { startHarness, TOKEN } from "../../sandbox/hcloud/testing.ts";
 import type { CallContext, CloudProvider } from "../cloud.ts";
 import { ProviderRegistry } from "../registry.ts";
 import { rejection } from "../testing.ts";
-import { createHcloudProvider, relayLogger } from "./provider.ts";
+import { hcloudConfigSchema } from "./config.ts";
+import { createHcloudProvider, relayLogger, withoutEffect } from "./provider.ts";
 import { cluster } from "./testing.ts";
 
 const ctx: CallContext = { signal: new AbortController().signal };
@@ -150,4 +152,15 @@ test("the clients' logger says nothing until the manager's is attached, then for
   relay.logger.debug("hcloud/api.listServers: retrying after 503");
   relay.logger.warn("careful");
   expect(lines).toEqual(["debug hcloud/api.listServers: retrying after 503", "warn careful"]);
+});
+
+test.each([
+  ["hccm's defaults: nothing to say", {}, []],
+  ["HCLOUD_DEBUG", { HCLOUD_DEBUG: "true" }, ["HCLOUD_DEBUG"]],
+  ["metrics turned off", { HCLOUD_METRICS_ENABLED: "false" }, ["HCLOUD_METRICS_ENABLED"]],
+  ["another metrics address", { HCLOUD_METRICS_ADDRESS: ":9000" }, ["HCLOUD_METRICS_ADDRESS"]],
+] as const)("settings without effect here are said at start: %s", (_, env, named) => {
+  const said = withoutEffect(v.parse(hcloudConfigSchema, { HCLOUD_TOKEN: "-", ...env }));
+  expect(said.length).toBe(named.length);
+  for (const [i, name] of named.entries()) expect(said[i]).toContain(name);
 });

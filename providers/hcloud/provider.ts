@@ -75,7 +75,19 @@ export async function createHcloudProvider(
         deps.now ?? Date.now,
       )
     : undefined;
-  return hcloudProvider({ config, warnings, transport, robot, relay });
+  return hcloudProvider({ config, warnings: [...warnings, ...withoutEffect(config)], transport, robot, relay });
+}
+
+/** hccm's settings that this manager accepts but does otherwise, said once at start so a migration hears of them. */
+export function withoutEffect(config: HcloudConfig): string[] {
+  const out: string[] = [];
+  if (config.debug) out.push("HCLOUD_DEBUG has no effect here; --v=2 logs the API client's retries and waits");
+  if (!config.metrics.enabled || config.metrics.address !== ":8233") {
+    out.push(
+      "HCLOUD_METRICS_ENABLED and HCLOUD_METRICS_ADDRESS have no effect here: metrics are served on /metrics at --secure-port",
+    );
+  }
+  return out;
 }
 
 export interface HcloudParts {
