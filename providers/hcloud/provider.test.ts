@@ -7,8 +7,9 @@ import type { CallContext, CloudProvider } from "../cloud.ts";
 import { ProviderRegistry } from "../registry.ts";
 import { rejection } from "../testing.ts";
 import { hcloudConfigSchema } from "./config.ts";
+import { A, service, startLB } from "./lb/testing.ts";
 import { createHcloudProvider, relayLogger, withoutEffect } from "./provider.ts";
-import { cluster } from "./testing.ts";
+import { cluster, startEmulators } from "./testing.ts";
 
 const ctx: CallContext = { signal: new AbortController().signal };
 let stop: (() => Promise<void>) | undefined;
@@ -163,4 +164,18 @@ test.each([
   const said = withoutEffect(v.parse(hcloudConfigSchema, { HCLOUD_TOKEN: "-", ...env }));
   expect(said.length).toBe(named.length);
   for (const [i, name] of named.entries()) expect(said[i]).toContain(name);
+});
+
+test("the registered provider's load balancers resolve a certificate given by name", async () => {
+  const e = startEmulators();
+  stop = () => e.stop();
+  const w = await startLB(e);
+  const p = await build({
+    HCLOUD_TOKEN: TOKEN,
+    HCLOUD_ENDPOINT: e.h.emulator.endpoint,
+    HCLOUD_LOAD_BALANCERS_LOCATION: "fsn1",
+  });
+  const svc = service({ [`${A}protocol`]: "https", [`${A}http-certificates`]: "web-cert" });
+  await p.loadBalancer?.ensureLoadBalancer(ctx, "kubernetes", svc, w.nodes);
+  expect(w.only().services[0]?.http?.certificates).toEqual([w.certID]);
 });

@@ -19,6 +19,7 @@ import { findInCauseChain } from "../errors.ts";
 import { createServiceWarnings, type ServiceWarnings } from "../kit/annotations/warnings.ts";
 import { CloudApiError } from "../kit/http/errors.ts";
 import type { RetryPolicy } from "../kit/http/retry-policy.ts";
+import { HcloudCertificates } from "./api/certificates.ts";
 import { createHcloudTransport, type HcloudTransport, hcloudRateLimit } from "./api/client.ts";
 import { HcloudLoadBalancers } from "./api/load-balancers.ts";
 import { HcloudNetworks } from "./api/networks.ts";
@@ -144,6 +145,7 @@ export function hcloudProvider(parts: HcloudParts) {
   const loadBalancer = config.loadBalancers.enabled
     ? createHcloudLoadBalancer({
         lbs: new HcloudLoadBalancers(transport),
+        certificates: new HcloudCertificates(transport),
         network,
         robot,
         config,
