@@ -19,6 +19,7 @@ import { startInProcessCluster } from "../../test/support/in-process.ts";
 import { freePort, type RunningProcess, spawnManager } from "../../test/support/processes.ts";
 import { aptInstall } from "../lib/apt.ts";
 import { exitsZero, Tally } from "../lib/test-tally.ts";
+import { documentedMetrics } from "./documented.ts";
 import { JOB, type Prometheus, RULES, startPrometheus } from "./prometheus.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
@@ -184,6 +185,30 @@ class Scenario {
       { namespace: "kube-system" },
     );
     await this.documentedMetricsHaveData();
+    await this.dashboardQueriesRun();
+  }
+
+  /** Every query of the Grafana dashboard, its job variable set, is valid PromQL here; most return data. */
+  async dashboardQueriesRun(): Promise<void> {
+    const dashboard = JSON.parse(await readFile(join(ROOT, "deploy", "monitoring", "grafana-dashboard.json"), "utf8"));
+    const exprs: string[] = dashboard.panels.flatMap((p: { targets?: { expr: string }[] }) =>
+      (p.targets ?? []).map((t) => t.expr.replaceAll("$job", JOB)),
+    );
+    await tally.check(
+      `the dashboard's ${exprs.length} queries are valid PromQL against the live Prometheus`,
+      async () => {
+        let empty = 0;
+        for (const expr of exprs) {
+          // A parse or evaluation error rejects, naming the query.
+          const result = await this.prometheus.query(expr).catch((err: Error) => {
+            throw new Error(`${expr}: ${err.message}`);
+          });
+          if (result.length === 0) empty++;
+        }
+        log(`${exprs.length - empty} of ${exprs.length} dashboard queries return data now`);
+        return true;
+      },
+    );
   }
 
   /** Every metric docs/metrics.md documents (the sandbox provider's among the provider metrics) has a series. */
@@ -262,21 +287,4 @@ function lbService(name: string): Service {
     metadata: { name, namespace: "default" },
     spec: { type: "LoadBalancer", selector: { app: name }, ports: [{ name: "http", port: 80, protocol: "TCP" }] },
   };
-}
-
-/** docs/metrics.md's metrics: the main table, the process metrics list, and the sandbox provider's names. */
-async function documentedMetrics(): Promise<{ name: string; type: string | undefined }[]> {
-  const doc = await readFile(join(ROOT, "docs", "metrics.md"), "utf8");
-  const out: { name: string; type: string | undefined }[] = [];
-  for (const m of doc.matchAll(/^\| `([a-z_:][a-z0-9_:]*)` \| (counter|gauge|histogram|summary) \|/gm))
-    out.push({ name: m[1] as string, type: m[2] });
-  const processSection = doc.slice(doc.indexOf("## Process metrics"), doc.indexOf("## Provider metrics"));
-  for (const m of processSection.matchAll(/^- `([a-z_:][a-z0-9_:]*)`$/gm))
-    out.push({ name: m[1] as string, type: undefined });
-  const sandboxRow = /^\| `sandbox` \| (.*) \|$/m.exec(doc)?.[1] ?? "";
-  for (const m of sandboxRow.matchAll(/`([a-z_:][a-z0-9_:]*)`/g)) {
-    const name = m[1] as string;
-    out.push({ name, type: name.endsWith("_duration_seconds") ? "histogram" : "counter" });
-  }
-  return out;
 }
