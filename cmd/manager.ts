@@ -72,8 +72,8 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           fence,
           metrics: kubeClientMetrics(registry),
           pacing,
-          // The event recorder's throttling never pauses Node writes (kube/pacing.ts).
-          background: user === "events",
+          // The event recorder's throttling never pauses Node writes, nor anyone's the lease renewals (kube/pacing.ts).
+          pacingScope: user === "events" ? "background" : user === "leader-election" ? "isolated" : "shared",
         });
       logger.info(`Kubernetes API at ${transport.server} (from ${transport.source})`);
     } catch (err) {

@@ -180,7 +180,7 @@ describe("the server's answers pace us", () => {
 
   test("a 429 to the event recorder's (background) client pauses only it; Node writes go on", async () => {
     const { clock, pacing } = setup();
-    const events = pacing.pacer({ background: true });
+    const events = pacing.pacer({ scope: "background" });
     const nodes = pacing.pacer();
     (await events.admit()).done(answer(429, { ...APF, "Retry-After": "5" }));
     const at = clock.now();
@@ -190,9 +190,24 @@ describe("the server's answers pace us", () => {
     expect(clock.now() - at).toBe(5000);
   });
 
+  test("leader election (isolated) never waits out the others' pause; its own 429 pauses only itself", async () => {
+    const { clock, pacing } = setup();
+    const lease = pacing.pacer({ scope: "isolated" });
+    const nodes = pacing.pacer();
+    (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "30" }));
+    const at = clock.now();
+    (await lease.admit()).done(answer(429, { ...APF, "Retry-After": "2" }));
+    expect(clock.now()).toBe(at);
+    (await lease.admit()).done(answer(200, APF));
+    expect(clock.now() - at).toBe(2000);
+    // The nodes' pause (30 s from `at`) still holds for them, and was not lengthened by the lease's 429.
+    (await nodes.admit()).done(answer(200, APF));
+    expect(clock.now() - at).toBe(30_000);
+  });
+
   test("a 429 to a Node-writing client pauses the event recorder's too", async () => {
     const { clock, pacing } = setup();
-    const events = pacing.pacer({ background: true });
+    const events = pacing.pacer({ scope: "background" });
     const nodes = pacing.pacer();
     (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "2" }));
     const at = clock.now();

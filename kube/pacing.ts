@@ -76,12 +76,18 @@ export interface PacingOptions {
 /** The pacing shared by every client of one manager: the mode and a 429's pause; each client gets its own pacer. */
 export interface Pacing {
   readonly mode: PacingMode;
-  /**
-   * A client's pacer. `background` (the event recorder's client): a 429 it is answered pauses only itself, so
-   * events never delay Node writes; it still waits out a pause the other clients were told.
-   */
-  pacer(opts?: { readonly background?: boolean }): Pacer;
+  /** A client's pacer; `scope` says whose pause a 429 sets and which pauses it waits out (PacerScope). */
+  pacer(opts?: { readonly scope?: PacerScope }): Pacer;
 }
+
+/**
+ * - `shared` (the controllers, the informers): a 429 pauses every shared and background client; waits that pause.
+ * - `background` (the event recorder): a 429 pauses only this client, so events never delay Node writes; it still
+ *   waits out the shared pause.
+ * - `isolated` (leader election): a 429 pauses only this client, and it never waits for the others' pause, so a
+ *   throttled controller cannot make the lease renewals miss their deadline.
+ */
+export type PacerScope = "shared" | "background" | "isolated";
 
 const byRegistry = new WeakMap<Registry, Gauge<"mode">>();
 
@@ -150,12 +156,12 @@ export function createPacing(opts: PacingOptions): Pacing {
     }
   };
 
-  const waitOutPause = async (ownPause: () => number, signal?: AbortSignal) => {
-    for (let t = now(), until = Math.max(pausedUntil, ownPause()); t < until; ) {
+  const waitOutPause = async (pauses: () => number, signal?: AbortSignal) => {
+    for (let t = now(), until = pauses(); t < until; ) {
       await sleep(until - t, signal);
       if (signal?.aborted) throw signal.reason;
       t = now();
-      until = Math.max(pausedUntil, ownPause());
+      until = pauses();
     }
   };
 
@@ -164,14 +170,16 @@ export function createPacing(opts: PacingOptions): Pacing {
       return mode;
     },
     pacer(o = {}): Pacer {
+      const scope = o.scope ?? "shared";
       const bucket = createTokenBucket({ qps: opts.qps, burst: opts.burst, now, sleep });
       let ownPausedUntil = 0;
       const heard = (answer: Answer) => {
         const end = pauseEnd(answer);
-        if (end !== undefined && o.background) ownPausedUntil = Math.max(ownPausedUntil, end);
-        else if (end !== undefined) pausedUntil = Math.max(pausedUntil, end);
+        if (end !== undefined && scope === "shared") pausedUntil = Math.max(pausedUntil, end);
+        else if (end !== undefined) ownPausedUntil = Math.max(ownPausedUntil, end);
         observe(answer);
       };
+      const pauseToWait = scope === "isolated" ? () => 0 : () => pausedUntil;
       // Additive increase, multiplicative decrease of this client's in-flight bound under APF.
       let limit = maxInFlight;
       let inFlight = 0;
@@ -207,7 +215,7 @@ export function createPacing(opts: PacingOptions): Pacing {
       return {
         async admit(signal) {
           if (signal?.aborted) throw signal.reason;
-          await waitOutPause(() => ownPausedUntil, signal);
+          await waitOutPause(() => Math.max(pauseToWait(), ownPausedUntil), signal);
           if (mode !== "apf") {
             await bucket.wait(signal);
             return { done: (answer) => answer && heard(answer) };
