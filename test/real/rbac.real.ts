@@ -29,6 +29,24 @@ const kubectl = (...args: string[]) => {
   return r.stdout.toString();
 };
 
+/**
+ * `kubectl apply -k` of the base. The PodDisruptionBudget is `policy/v1`, which kube-apiserver serves from 1.21; on
+ * this tier's 1.20 it is left out (it grants nothing, so the RBAC checks below are unchanged).
+ */
+const applyBase = () => {
+  if (kubectl("api-versions").split("\n").includes("policy/v1")) {
+    kubectl("apply", "-k", BASE);
+    return;
+  }
+  const docs = kubectl("kustomize", BASE).split(/^---$/m);
+  const kept = docs.filter((d) => !/^kind: PodDisruptionBudget$/m.test(d));
+  expect(kept.length).toBe(docs.length - 1);
+  const r = Bun.spawnSync(["kubectl", `--kubeconfig=${cluster.kubeconfig}`, "apply", "-f", "-"], {
+    stdin: new TextEncoder().encode(kept.join("---\n")),
+  });
+  if (r.exitCode !== 0) throw new Error(`kubectl apply -f -: ${r.stderr.toString()}`);
+};
+
 const doctor = async () =>
   runExecutable(await executable(), [
     "doctor",
@@ -68,7 +86,7 @@ describe("the RBAC of deploy/kubernetes on a real API server", () => {
   });
 
   test("with deploy/kubernetes/base applied, doctor with the service account's token finds every permission", async () => {
-    kubectl("apply", "-k", BASE);
+    applyBase();
     // RBAC changes reach the authorizer through its informers: wait for doctor to see them.
     let last = await doctor();
     await poll(
