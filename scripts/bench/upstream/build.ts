@@ -7,9 +7,9 @@
  * small main (MAIN_GO below), placed in the tree at build time.
  *
  * The main registers `k8s.io/cloud-provider/fake` under the name `bench` with InstancesV2 answering fixed metadata
- * for every node (provider ID `fake://<node>`, a type, zone, region, an InternalIP and a Hostname), parses the
- * command line *before* building the configuration (1.20's own main does it after, ignoring --kubeconfig and the
- * rest), and runs `app.Run` with upstream's default controllers.
+ * for every node (provider ID `fake://<node>`, a type, zone, region, an InternalIP and a Hostname) and its in-memory
+ * load balancers answering one external IP, parses the command line *before* building the configuration (1.20's own
+ * main does it after, ignoring --kubeconfig and the rest), and runs `app.Run` with upstream's default controllers.
  *
  * The binary lands in `$XDG_CACHE_HOME/ccm-upstream-ccm/<CACHE_KEY>/cloud-controller-manager`; a second call finds it.
  */
@@ -22,7 +22,7 @@ import { aptInstall, type Log, runChecked } from "../../lib/apt.ts";
 import { BUILD_PACKAGES, KUBE_VERSION } from "../../real-apiserver/build.ts";
 
 /** Names the cached build; change it when MAIN_GO or the way of building changes. */
-export const CACHE_KEY = "ccm-1.20.2-fake-bench-1";
+export const CACHE_KEY = "ccm-1.20.2-fake-bench-2";
 const GO_BIN = "/usr/lib/go-1.19/bin";
 const REFLECT2_SRC = "/usr/share/gocode/src/github.com/modern-go/reflect2";
 const MAIN_DIR = "cmd/ccm-fake-bench";
@@ -35,6 +35,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -76,7 +77,8 @@ func (c *benchCloud) InstanceMetadata(_ context.Context, node *v1.Node) (*cloudp
 
 func main() {
 	cloudprovider.RegisterCloudProvider("bench", func(_ io.Reader) (cloudprovider.Interface, error) {
-		return &benchCloud{&fake.Cloud{}}, nil
+		// Without an ExternalIP the fake's load balancers answer the ingress IP "<nil>", which the API refuses.
+		return &benchCloud{&fake.Cloud{ExternalIP: net.ParseIP("192.0.2.10")}}, nil
 	})
 	s, err := options.NewCloudControllerManagerOptions()
 	if err != nil {

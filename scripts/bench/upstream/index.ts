@@ -4,7 +4,8 @@
  * tier, alternating run by run. A benchmark, not a test. Prints a Markdown table (docs/performance.md keeps one).
  *
  *   npx bun scripts/bench/upstream/index.ts                     start-up, idle RSS, 200 and 1000 joins
- *   npx bun scripts/bench/upstream/index.ts --sizes=200 --runs=1
+ *   npx bun scripts/bench/upstream/index.ts --sizes=200 --runs=1 --services=0
+ *   npx bun scripts/bench/upstream/index.ts --sizes= --runs=1 --services=100   only the load balancers
  *
  * Ours runs the sandbox provider against the simulated cloud over HTTP (the fake provider is not shippable), so it
  * does more work per node than the Go side. Joins: the Nodes are created as kubelets register them (tainted), then
@@ -22,7 +23,7 @@ import { parseArgs } from "node:util";
 import type { Subprocess } from "bun";
 import { createKubeClient } from "../../../kube/client.ts";
 import { type KubeClient, Resources } from "../../../kube/client-types.ts";
-import type { Node } from "../../../kube/objects.ts";
+import type { Node, Service } from "../../../kube/objects.ts";
 import { loadTransport } from "../../../kube/transport.ts";
 import { Taints } from "../../../kube/well-known.ts";
 import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
@@ -32,6 +33,7 @@ import { collectOutput, freePort } from "../../lib/processes.ts";
 import { ensureKubeApiserver } from "../../real-apiserver/build.ts";
 import { type RealApiServer, startRealApiServer } from "../../real-apiserver/server.ts";
 import { benchExecutable } from "../ccm.ts";
+import { hasIngress, loadBalancerService } from "../fixtures.ts";
 import { ensureUpstreamCcm } from "./build.ts";
 
 const QPS_1000 = ["--kube-api-qps=1000", "--kube-api-burst=1000"];
@@ -52,10 +54,12 @@ export interface AgainstUpstreamOptions {
   readonly runs: number;
   /** Keep build/bench-bin as it is. */
   readonly reuse: boolean;
+  /** LoadBalancer Services created at once (0: none), with 3 Nodes and only the service controller. */
+  readonly services: number;
 }
 
 /** Runs every figure, alternating upstream and ours, and prints the Markdown table on stdout. */
-export async function runAgainstUpstream({ sizes, runs, reuse }: AgainstUpstreamOptions): Promise<void> {
+export async function runAgainstUpstream({ sizes, runs, reuse, services }: AgainstUpstreamOptions): Promise<void> {
   const apiserver = await ensureKubeApiserver(log);
   const upstreamBin = await ensureUpstreamCcm(log);
   const oursBin = await benchExecutable(reuse);
@@ -88,7 +92,7 @@ export async function runAgainstUpstream({ sizes, runs, reuse }: AgainstUpstream
     burst: 0,
     userAgent: "bench",
   });
-  const machines = createMachines(cloud.state, Math.max(...sizes));
+  const machines = createMachines(cloud.state, Math.max(3, ...sizes));
 
   function spawn(side: Side, extra: string[]): Running {
     const port = freePort();
@@ -182,6 +186,42 @@ export async function runAgainstUpstream({ sizes, runs, reuse }: AgainstUpstream
   }
 
   /** Seconds from spawn to every Node initialised, 429s counted, RSS 10 s after. */
+  /** Seconds from spawn to every Service with an ingress; then the Services are deleted while it still runs. */
+  async function loadBalancers(side: Side, n: number, extra: string[]): Promise<{ s: number; throttled: number }> {
+    const namespace = "default";
+    for (let i = 1; i <= n; i++) await client.create(Resources.services, loadBalancerService(i), { namespace });
+    const before = await throttledCount();
+    const t0 = performance.now();
+    const ccm = spawn(side, ["--controllers=service", ...extra]);
+    try {
+      await until(
+        `${n} Services with ingress from ${side}`,
+        async () => {
+          if (ccm.proc.exitCode !== null) throw new Error(`${side} exited:\n${ccm.output().slice(-2000)}`);
+          const all = (await client.list<Service>(Resources.services, { namespace })).items;
+          return all.filter((x) => x.spec?.type === "LoadBalancer" && hasIngress(x)).length === n;
+        },
+        600_000,
+        100,
+      );
+      const s = (performance.now() - t0) / 1000;
+      const throttled = (await throttledCount()) - before;
+      for (let i = 1; i <= n; i++) await client.delete(Resources.services, `lb-${i}`, { namespace });
+      await until(
+        "the Services gone (finalizers removed)",
+        async () =>
+          (await client.list<Service>(Resources.services, { namespace })).items.every(
+            (x) => !x.metadata?.name?.startsWith("lb-"),
+          ),
+        600_000,
+        200,
+      );
+      return { s, throttled };
+    } finally {
+      await ccm.stop();
+    }
+  }
+
   async function join_(side: Side, n: number, extra: string[]): Promise<{ s: number; throttled: number; rss: number }> {
     await clearNodes();
     await registerNodes(n);
@@ -253,6 +293,27 @@ export async function runAgainstUpstream({ sizes, runs, reuse }: AgainstUpstream
         put(`RSS with ${n} nodes, ${label}`, got.upstream?.rss ?? 0, got.ours?.rss ?? 0, "MiB");
       }
     }
+    if (services > 0) {
+      await clearNodes();
+      await registerNodes(3);
+      for (const [label, extra] of [
+        ["default flags", [] as string[]],
+        ["--kube-api-qps=1000 --kube-api-burst=1000", QPS_1000],
+      ] as const) {
+        const got: Partial<Record<Side, { s: number; throttled: number }>> = {};
+        for (const side of ["upstream", "ours"] as const) {
+          got[side] = await loadBalancers(side, services, [...extra]);
+          log(`${services} Services, ${label}, ${side}: ${got[side]?.s.toFixed(2)} s, ${got[side]?.throttled} × 429`);
+        }
+        put(
+          `${services} LoadBalancer Services, ${label}`,
+          got.upstream?.s ?? Number.NaN,
+          got.ours?.s ?? Number.NaN,
+          "s",
+        );
+        put(`429 answers during those Services, ${label}`, got.upstream?.throttled ?? 0, got.ours?.throttled ?? 0, "");
+      }
+    }
   } finally {
     await server.stop();
     await cloud.stop();
@@ -270,14 +331,23 @@ export async function runAgainstUpstream({ sizes, runs, reuse }: AgainstUpstream
 }
 
 /** `--sizes=200,1000 --runs=3 --reuse-build` as the options, or an error naming the flag. */
-export function againstUpstreamOptions(sizesFlag: string, runsFlag: string, reuse: boolean): AgainstUpstreamOptions {
-  const sizes = sizesFlag.split(",").map(Number);
+export function againstUpstreamOptions(
+  sizesFlag: string,
+  runsFlag: string,
+  reuse: boolean,
+  servicesFlag = "100",
+): AgainstUpstreamOptions {
+  const sizes = sizesFlag === "" ? [] : sizesFlag.split(",").map(Number);
   const runs = Number(runsFlag);
+  const services = Number(servicesFlag);
+  if (!Number.isInteger(services) || services < 0) {
+    throw new Error(`--services must be a whole number ≥ 0, got "${servicesFlag}"`);
+  }
   if (sizes.some((n) => !Number.isInteger(n) || n < 1)) {
     throw new Error(`--sizes must be whole numbers ≥ 1 separated by commas, got "${sizesFlag}"`);
   }
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${runsFlag}"`);
-  return { sizes, runs, reuse };
+  return { sizes, runs, reuse, services };
 }
 
 if (import.meta.main) {
@@ -285,8 +355,9 @@ if (import.meta.main) {
     options: {
       sizes: { type: "string", default: "200,1000" },
       runs: { type: "string", default: "3" },
+      services: { type: "string", default: "100" },
       "reuse-build": { type: "boolean", default: false },
     },
   });
-  await runAgainstUpstream(againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"]));
+  await runAgainstUpstream(againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services));
 }
