@@ -1,13 +1,12 @@
 /**
- * One row per `load-balancer.hetzner.cloud/*` annotation: the Service first gets its load balancer without it, then
- * with it, and the emulated load balancer changes as documented, in place (same ID). Annotations only read at
- * creation (location, network zone) are set from the start. Every row ends converged: one more sync writes nothing.
+ * One row per `load-balancer.hetzner.cloud/*` annotation (`lb/annotation-rows.ts`): the Service first gets its load
+ * balancer without it, then with it, and the emulated load balancer changes as documented, in place (same ID).
+ * Annotations only read at creation (location, network zone) are set from the start. Every row ends converged: one
+ * more sync writes nothing.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import type { LoadBalancerStatus } from "../../kube/objects.ts";
-import type { LoadBalancer as EmulatedLB } from "../../sandbox/hcloud/state/types.ts";
 import { HcloudAnnotations, HcloudReservedAnnotations } from "./annotations.ts";
-import { SERVICE_UID_LABEL } from "./api/load-balancers.ts";
+import { annotationRows, type RowWorld } from "./lb/annotation-rows.ts";
 import { A, ctx, type LBWorld, service, startLB, UID } from "./lb/testing.ts";
 import { type Emulators, startEmulators } from "./testing.ts";
 
@@ -17,290 +16,29 @@ afterEach(async () => {
   e = undefined;
 });
 
-interface Row {
-  readonly key: string;
-  readonly annotations: (w: LBWorld) => Record<string, string>;
-  /** Only read at creation: the first sync already has it. */
-  readonly atCreation?: boolean;
-  readonly network?: boolean;
-  readonly check: (lb: EmulatedLB, status: LoadBalancerStatus, w: LBWorld) => void;
-}
-
-const http = { [`${A}protocol`]: "http" };
-const svc0 = (lb: EmulatedLB) => {
-  const [s] = lb.services;
-  if (!s) throw new Error("the load balancer has no service");
-  return s;
-};
-const serverTargets = (lb: EmulatedLB) => lb.targets.flatMap((t) => (t.type === "server" ? [t] : []));
-
-const rows: Row[] = [
-  {
-    key: "name",
-    annotations: () => ({ [`${A}name`]: "web-lb" }),
-    check: (lb) => expect(lb.name).toBe("web-lb"),
-  },
-  {
-    key: "type",
-    annotations: () => ({ [`${A}type`]: "lb21" }),
-    check: (lb) => expect(lb.load_balancer_type.name).toBe("lb21"),
-  },
-  {
-    key: "location",
-    atCreation: true,
-    annotations: () => ({ [`${A}location`]: "nbg1" }),
-    check: (lb) => expect(lb.location.name).toBe("nbg1"),
-  },
-  {
-    key: "network-zone",
-    atCreation: true,
-    annotations: () => ({ [`${A}location`]: "", [`${A}network-zone`]: "us-east" }),
-    check: (lb) => expect(lb.location.network_zone).toBe("us-east"),
-  },
-  {
-    key: "algorithm-type",
-    annotations: () => ({ [`${A}algorithm-type`]: "least_connections" }),
-    check: (lb) => expect(lb.algorithm.type).toBe("least_connections"),
-  },
-  {
-    key: "protocol",
-    annotations: () => http,
-    check: (lb) => expect(svc0(lb).protocol).toBe("http"),
-  },
-  {
-    key: "uses-proxyprotocol",
-    annotations: () => ({ [`${A}uses-proxyprotocol`]: "true" }),
-    check: (lb, status) => {
-      expect(svc0(lb).proxyprotocol).toBe(true);
-      expect(status.ingress?.map((i) => i.ipMode)).toEqual(["Proxy", "Proxy"]);
-    },
-  },
-  {
-    key: "http-sticky-sessions",
-    annotations: () => ({ ...http, [`${A}http-sticky-sessions`]: "true" }),
-    check: (lb) => expect(svc0(lb).http?.sticky_sessions).toBe(true),
-  },
-  {
-    key: "http-cookie-name",
-    annotations: () => ({ ...http, [`${A}http-cookie-name`]: "SESSION" }),
-    check: (lb) => expect(svc0(lb).http?.cookie_name).toBe("SESSION"),
-  },
-  {
-    key: "http-cookie-lifetime",
-    annotations: () => ({ ...http, [`${A}http-cookie-lifetime`]: "10m" }),
-    check: (lb) => expect(svc0(lb).http?.cookie_lifetime).toBe(600),
-  },
-  {
-    key: "http-timeout-idle",
-    annotations: () => ({ ...http, [`${A}http-timeout-idle`]: "90s" }),
-    check: (lb) => expect(svc0(lb).http?.timeout_idle).toBe(90),
-  },
-  {
-    key: "http-redirect-http",
-    // The API redirects only into an https listener.
-    annotations: (w) => ({
-      [`${A}protocol`]: "https",
-      [`${A}http-certificates`]: String(w.certID),
-      [`${A}http-redirect-http`]: "true",
-    }),
-    check: (lb) => expect(svc0(lb).http?.redirect_http).toBe(true),
-  },
-  {
-    key: "http-certificates",
-    annotations: () => ({ [`${A}protocol`]: "https", [`${A}http-certificates`]: "web-cert" }),
-    check: (lb, _s, w) => expect(svc0(lb)).toMatchObject({ protocol: "https", http: { certificates: [w.certID] } }),
-  },
-  {
-    key: "certificate-type",
-    annotations: (w) => ({
-      [`${A}protocol`]: "https",
-      [`${A}certificate-type`]: "uploaded",
-      [`${A}http-certificates`]: String(w.certID),
-    }),
-    check: (lb, _s, w) => expect(svc0(lb).http?.certificates).toEqual([w.certID]),
-  },
-  ...managedCertificateRows(),
-  ...healthCheckRows(),
-  {
-    key: "ipv6-disabled",
-    annotations: () => ({ [`${A}ipv6-disabled`]: "true" }),
-    check: (lb, status) => expect(status).toEqual({ ingress: [{ ip: lb.public_net.ipv4.ip }] }),
-  },
-  {
-    key: "ipv4-rdns",
-    annotations: () => ({ [`${A}ipv4-rdns`]: "lb.example.com" }),
-    check: (lb) => expect(lb.public_net.ipv4.dns_ptr).toBe("lb.example.com"),
-  },
-  {
-    key: "ipv6-rdns",
-    annotations: () => ({ [`${A}ipv6-rdns`]: "lb6.example.com" }),
-    check: (lb) => expect(lb.public_net.ipv6.dns_ptr).toBe("lb6.example.com"),
-  },
-  {
-    key: "disable-public-network",
-    network: true,
-    annotations: () => ({ [`${A}disable-public-network`]: "true", [`${A}use-private-ip`]: "true" }),
-    check: (lb, status) => {
-      expect(lb.public_net.enabled).toBe(false);
-      expect(status).toEqual({ ingress: lb.private_net.map((n) => ({ ip: n.ip })) });
-    },
-  },
-  {
-    key: "disable-private-ingress",
-    network: true,
-    annotations: () => ({ [`${A}disable-private-ingress`]: "true" }),
-    check: (lb, status) => {
-      expect(lb.private_net).toHaveLength(1);
-      expect(status.ingress?.map((i) => i.ip)).toEqual([lb.public_net.ipv4.ip, lb.public_net.ipv6.ip]);
-    },
-  },
-  {
-    key: "use-private-ip",
-    network: true,
-    annotations: () => ({ [`${A}use-private-ip`]: "true" }),
-    check: (lb) => {
-      expect(serverTargets(lb)).toHaveLength(3);
-      expect(serverTargets(lb).every((t) => t.use_private_ip)).toBe(true);
-    },
-  },
-  {
-    key: "private-ipv4",
-    network: true,
-    annotations: () => ({ [`${A}private-ipv4`]: "10.0.1.50" }),
-    check: (lb, status, w) => {
-      expect(lb.private_net).toEqual([{ network: w.net, ip: "10.0.1.50" }]);
-      expect(status.ingress?.at(-1)).toEqual({ ip: "10.0.1.50" });
-    },
-  },
-  {
-    key: "private-subnet-ip-range",
-    network: true,
-    // Attached already by the first sync (without it), so it only counts when attaching: shown at creation.
-    atCreation: true,
-    annotations: () => ({ [`${A}private-subnet-ip-range`]: "10.0.2.0/24" }),
-    check: (lb) => expect(lb.private_net[0]?.ip).toStartWith("10.0.2."),
-  },
-  {
-    key: "node-selector",
-    annotations: () => ({ [`${A}node-selector`]: "role=edge" }),
-    check: (lb, _s, w) => expect(serverTargets(lb).map((t) => t.server.id)).toEqual([w.ids[0] as number]),
-  },
-  {
-    key: "hostname",
-    annotations: () => ({ [`${A}hostname`]: "lb.example.com" }),
-    check: (_lb, status) => expect(status).toEqual({ ingress: [{ hostname: "lb.example.com" }] }),
-  },
-  ...["ipv4", "ipv6", "id"].map(
-    (key): Row => ({
-      key,
-      annotations: () => ({ [`${A}${key}`]: "not read at all" }),
-      check: (lb, status) =>
-        expect(status).toEqual({ ingress: [{ ip: lb.public_net.ipv4.ip }, { ip: lb.public_net.ipv6.ip }] }),
-    }),
-  ),
-];
-
-function managedCertificateRows(): Row[] {
-  const managed = { [`${A}protocol`]: "https", [`${A}certificate-type`]: "managed" };
-  const cert = (w: LBWorld) => [...w.world.certificates.values()].find((c) => c.type === "managed");
-  return [
-    {
-      key: "http-managed-certificate-domains",
-      annotations: () => ({ ...managed, [`${A}http-managed-certificate-domains`]: "example.com,*.example.com" }),
-      check: (lb, _s, w) => {
-        const c = cert(w);
-        expect(c).toMatchObject({
-          name: `ccm-managed-certificate-${UID}`,
-          domain_names: ["example.com", "*.example.com"],
-          labels: { [SERVICE_UID_LABEL]: UID },
-        });
-        expect(svc0(lb).http?.certificates).toEqual([c?.id as number]);
-      },
-    },
-    {
-      key: "http-managed-certificate-name",
-      annotations: () => ({
-        ...managed,
-        [`${A}http-managed-certificate-domains`]: "example.com",
-        [`${A}http-managed-certificate-name`]: "example-com",
-      }),
-      check: (_lb, _s, w) => expect(cert(w)?.name).toBe("example-com"),
-    },
-    {
-      key: "http-managed-certificate-acme-staging",
-      annotations: () => ({
-        ...managed,
-        [`${A}http-managed-certificate-domains`]: "example.com",
-        [`${A}http-managed-certificate-acme-staging`]: "true",
-      }),
-      check: (_lb, _s, w) => expect(cert(w)?.labels["HC-Use-Staging-CA"]).toBe("true"),
-    },
-  ];
-}
-
-function healthCheckRows(): Row[] {
-  const httpCheck = { [`${A}health-check-protocol`]: "http" };
-  const hc = (lb: EmulatedLB) => svc0(lb).health_check;
-  return [
-    {
-      key: "health-check-protocol",
-      annotations: () => httpCheck,
-      check: (lb) => expect(hc(lb)).toMatchObject({ protocol: "http", port: 30080 }),
-    },
-    {
-      key: "health-check-port",
-      annotations: () => ({ [`${A}health-check-port`]: "10256" }),
-      check: (lb) => expect(hc(lb)).toMatchObject({ protocol: "tcp", port: 10256 }),
-    },
-    {
-      key: "health-check-interval",
-      annotations: () => ({ [`${A}health-check-interval`]: "5s" }),
-      check: (lb) => expect(hc(lb).interval).toBe(5),
-    },
-    {
-      key: "health-check-timeout",
-      annotations: () => ({ [`${A}health-check-timeout`]: "3s" }),
-      check: (lb) => expect(hc(lb).timeout).toBe(3),
-    },
-    {
-      key: "health-check-retries",
-      annotations: () => ({ [`${A}health-check-retries`]: "1" }),
-      check: (lb) => expect(hc(lb).retries).toBe(1),
-    },
-    {
-      key: "health-check-http-domain",
-      annotations: () => ({ ...httpCheck, [`${A}health-check-http-domain`]: "example.com" }),
-      check: (lb) => expect(hc(lb).http?.domain).toBe("example.com"),
-    },
-    {
-      key: "health-check-http-path",
-      annotations: () => ({ ...httpCheck, [`${A}health-check-http-path`]: "/healthz" }),
-      check: (lb) => expect(hc(lb).http?.path).toBe("/healthz"),
-    },
-    {
-      key: "health-check-http-validate-certificate",
-      annotations: () => ({ ...httpCheck, [`${A}health-check-http-validate-certificate`]: "true" }),
-      check: (lb) => expect(hc(lb).http?.tls).toBe(true),
-    },
-    {
-      key: "http-status-codes",
-      annotations: () => ({ ...httpCheck, [`${A}http-status-codes`]: "2??,301" }),
-      check: (lb) => expect(hc(lb).http?.status_codes).toEqual(["2??", "301"]),
-    },
-  ];
-}
+/** The rows' view of the in-process world: `service()`'s UID and node port, n1 labelled `role=edge`. */
+const rowWorld = (w: LBWorld): RowWorld => ({
+  certID: w.certID,
+  edgeServerID: w.ids[0] as number,
+  net: w.net,
+  serverCount: w.nodes.length,
+  uid: UID,
+  nodePort: 30080,
+  certificates: () => [...w.world.certificates.values()],
+});
 
 describe("every hcloud annotation changes the emulated load balancer as documented", () => {
   test("the table has one row per annotation hccm knows (39)", () => {
     const declared = [...HcloudAnnotations.list, ...HcloudReservedAnnotations.list].map((a) => a.key.slice(A.length));
-    expect(rows.map((r) => r.key).sort()).toEqual(declared.sort());
+    expect(annotationRows.map((r) => r.key).sort()).toEqual(declared.sort());
     expect(declared).toHaveLength(39);
   });
 
-  test.each(rows.map((r) => [r.key, r] as const))("%s", async (_key, row) => {
+  test.each(annotationRows.map((r) => [r.key, r] as const))("%s", async (_key, row) => {
     e = startEmulators();
     const w = await startLB(e, { network: row.network ?? false });
-    const annotated = service(row.annotations(w));
+    const rw = rowWorld(w);
+    const annotated = service(row.annotations(rw));
     let before: number | undefined;
     if (!row.atCreation) {
       await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
@@ -309,7 +47,7 @@ describe("every hcloud annotation changes the emulated load balancer as document
     const status = await w.lb.ensureLoadBalancer(ctx, "k", annotated, w.nodes);
     const lb = w.only();
     if (before !== undefined) expect(lb.id).toBe(before);
-    row.check(lb, status, w);
+    row.check(lb, status, rw);
     w.h.emulator.calls.reset();
     expect(await w.lb.ensureLoadBalancer(ctx, "k", annotated, w.nodes)).toEqual(status);
     expect(w.h.emulator.calls.writes()).toEqual([]);
