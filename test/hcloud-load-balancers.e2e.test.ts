@@ -5,16 +5,15 @@
  * Warning event naming it, and goes when the Service is deleted.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { KubeObject, Node, Service } from "../kube/objects.ts";
-import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
-import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { createLoadBalancer } from "../sandbox/hcloud/state/load-balancers.ts";
+import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
 import { type HcloudWorld, hcloudManagerCommand, registerNode, startHcloudWorld } from "./support/hcloud.ts";
 import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
@@ -28,22 +27,10 @@ const ns = { namespace: "default" };
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-lb-"));
   world = startHcloudWorld();
-  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
-  await api.writeKubeconfig(join(dir, "kubeconfig"));
-  client = createKubeClient(loadTransport({ kubeconfig: join(dir, "kubeconfig") }), {
-    qps: 0,
-    burst: 0,
-    userAgent: "e2e",
-  });
+  ({ api, client } = await startE2eApiServer(dir));
 }, 60_000);
 
-afterAll(async () => {
-  manager?.proc.kill("SIGKILL");
-  await manager?.exited;
-  await api?.stop();
-  await world?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => tearDown(manager, [api, world], dir));
 
 const service = (): Service | undefined => {
   try {

@@ -7,16 +7,15 @@
  * bad variable stops the executable with the variable named.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Node, Service } from "../kube/objects.ts";
-import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
-import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { deleteServer, power } from "../sandbox/hcloud/state/servers.ts";
+import { startE2eApiServer, stopManager, tearDown } from "./support/apiserver.ts";
 import { executable, runExecutable } from "./support/executables.ts";
 import {
   type HcloudWorld,
@@ -39,28 +38,13 @@ const tail = () => manager?.output().slice(-3000) ?? "";
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-"));
   world = startHcloudWorld();
-  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
-  await api.writeKubeconfig(join(dir, "kubeconfig"));
-  client = createKubeClient(loadTransport({ kubeconfig: join(dir, "kubeconfig") }), {
-    qps: 0,
-    burst: 0,
-    userAgent: "e2e",
-  });
+  ({ api, client } = await startE2eApiServer(dir));
 }, 60_000);
 
-afterAll(async () => {
-  manager?.proc.kill("SIGKILL");
-  await manager?.exited;
-  await api?.stop();
-  await world?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => tearDown(manager, [api, world], dir));
 
 async function startManager(env: Record<string, string>, extra: string[] = []): Promise<void> {
-  if (manager) {
-    manager.proc.kill("SIGTERM");
-    await manager.exited;
-  }
+  await stopManager(manager, "SIGTERM");
   const flags = ["--node-status-update-frequency=1s", ...extra];
   manager = spawnCollecting(await hcloudManagerCommand(join(dir, "kubeconfig"), flags), env);
 }

@@ -6,16 +6,15 @@
  * deleted VM's NotReady node deleted; a cluster down deletes nothing; a migrated VM's node relabelled.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Node } from "../kube/objects.ts";
-import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
-import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import type { ProxmoxEmulator } from "../sandbox/proxmox/server.ts";
+import { startE2eApiServer, stopManager, tearDown } from "./support/apiserver.ts";
 import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 import { type ProxmoxClusters, registerVMNode, setNodeReady, startProxmoxClusters } from "./support/proxmox.ts";
 
@@ -42,28 +41,13 @@ beforeAll(async () => {
   ]);
   east = pve.byRegion.get("east")!;
   west = pve.byRegion.get("west")!;
-  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
-  await api.writeKubeconfig(join(dir, "kubeconfig"));
-  client = createKubeClient(loadTransport({ kubeconfig: join(dir, "kubeconfig") }), {
-    qps: 0,
-    burst: 0,
-    userAgent: "e2e",
-  });
+  ({ api, client } = await startE2eApiServer(dir));
 }, 60_000);
 
-afterAll(async () => {
-  manager?.proc.kill("SIGKILL");
-  await manager?.exited;
-  await api?.stop();
-  await pve?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => tearDown(manager, [api, pve], dir));
 
 async function startManager(features: string): Promise<void> {
-  if (manager) {
-    manager.proc.kill("SIGTERM");
-    await manager.exited;
-  }
+  await stopManager(manager, "SIGTERM");
   const files = { kubeconfig: join(dir, "kubeconfig"), cloudConfig: join(dir, "proxmox.yaml") };
   await writeFile(files.cloudConfig, config(features), { mode: 0o600 });
   const flags = ["--controllers=cloud-node,cloud-node-lifecycle", "--node-status-update-frequency=1s"];
