@@ -2,24 +2,15 @@
  * Under the API's faults (429, `locked`, 5xx, answers lost after the API acted) the syncs end with exactly one load
  * balancer: creation is never repeated blindly, and a repeated action's "already so" counts as done.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import { TOKEN } from "../../sandbox/hcloud/testing.ts";
 import { rejection } from "../testing.ts";
 import { createHcloudTransport } from "./api/client.ts";
-import { A, ctx, type LBSetup, service, startLB } from "./lb/testing.ts";
-import { type Emulators, startEmulators } from "./testing.ts";
+import { A, ctx, emulatorsPerTest, service, startLB } from "./lb/testing.ts";
 
-let e: Emulators | undefined;
-afterEach(async () => {
-  await e?.stop();
-  e = undefined;
-});
-
-async function setUp(o: LBSetup = {}) {
-  e = startEmulators();
-  return startLB(e, o);
-}
+const emulators = emulatorsPerTest();
+const { setUp } = emulators;
 
 describe("faults: exactly one load balancer, none leaked", () => {
   const faults = [
@@ -73,7 +64,7 @@ describe("faults: exactly one load balancer, none leaked", () => {
 
   /** The emulators, and the load balancers' transport losing the first answer to a POST whose path ends so. */
   async function losingFirst(suffix: string, o: { network?: boolean } = {}) {
-    e = startEmulators();
+    const e = emulators.start();
     let lose = 1;
     const losing: typeof fetch = Object.assign(
       async (input: Request | string | URL, init?: RequestInit) => {

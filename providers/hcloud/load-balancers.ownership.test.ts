@@ -2,22 +2,12 @@
  * Whose load balancer is whose: hccm's are taken over in place (no write, same IP); one found by name is labelled; one
  * with another Service's label is never taken; two with this Service's label is an error.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { rejection } from "../testing.ts";
 import { SERVICE_UID_LABEL } from "./api/load-balancers.ts";
-import { A, ctx, DEFAULT_NAME, type LBSetup, service, startLB, UID } from "./lb/testing.ts";
-import { type Emulators, startEmulators } from "./testing.ts";
+import { A, ctx, DEFAULT_NAME, emulatorsPerTest, service, UID } from "./lb/testing.ts";
 
-let e: Emulators | undefined;
-afterEach(async () => {
-  await e?.stop();
-  e = undefined;
-});
-
-async function setUp(o: LBSetup = {}) {
-  e = startEmulators();
-  return startLB(e, o);
-}
+const { setUp } = emulatorsPerTest();
 
 describe("ownership and adoption", () => {
   /** A load balancer as hccm leaves it: its name, its label, a TCP service with a TCP check, server targets. */

@@ -1,23 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { LoadBalancerStatus, Node } from "../../kube/objects.ts";
 import type { LoadBalancer as EmulatedLB } from "../../sandbox/hcloud/state/types.ts";
 import { createServer } from "../../sandbox/hcloud/testing.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";
 import { SERVICE_UID_LABEL } from "./api/load-balancers.ts";
-import { A, ctx, DEFAULT_NAME, type LBSetup, service, startLB, UID } from "./lb/testing.ts";
-import { addresses, type Emulators, node, providerID, startEmulators } from "./testing.ts";
+import { A, ctx, DEFAULT_NAME, emulatorsPerTest, service, UID } from "./lb/testing.ts";
+import { addresses, node, providerID } from "./testing.ts";
 
-let e: Emulators | undefined;
-afterEach(async () => {
-  await e?.stop();
-  e = undefined;
-});
-
-async function setUp(o: LBSetup = {}) {
-  e = startEmulators();
-  return startLB(e, o);
-}
+const { setUp, current } = emulatorsPerTest();
 
 describe("hcloud LoadBalancer against the emulator", () => {
   test("creates a labelled load balancer with a TCP listener and every Node as a server target", async () => {
@@ -188,6 +179,7 @@ describe("refusals: nothing is written", () => {
 
   test.each(refusals)("%s", async (_name, make) => {
     const { message, write } = await make();
+    const e = current();
     if (!e) throw new Error("no emulator");
     e.h.emulator.calls.reset();
     const err = await rejection(write);
@@ -208,7 +200,7 @@ describe("refusals: nothing is written", () => {
 describe("targets", () => {
   test("Robot Nodes are IP targets with Robot's main IP; Nodes without a usable provider ID are warned about", async () => {
     const w = await setUp({ robot: true });
-    const robotServer = e?.robot.state.addServer({ name: "bm-1" });
+    const robotServer = current()?.robot.state.addServer({ name: "bm-1" });
     if (!robotServer?.ip) throw new Error("the Robot emulator made no server with an IPv4 address");
     const nodes: Node[] = [
       ...w.nodes,

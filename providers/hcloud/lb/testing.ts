@@ -3,6 +3,7 @@
  * Nodes, an uploaded certificate, and the capability over the real clients, with the warnings it gave. Nothing in
  * production imports this file.
  */
+import { afterEach } from "bun:test";
 import * as v from "valibot";
 import type { Node, Service } from "../../../kube/objects.ts";
 import { selfSignedTls } from "../../../sandbox/apiserver/tls.ts";
@@ -15,7 +16,7 @@ import { HcloudLoadBalancers } from "../api/load-balancers.ts";
 import { hcloudConfigSchema } from "../config.ts";
 import { createHcloudLoadBalancer, type HcloudLoadBalancerDeps } from "../load-balancers.ts";
 import { networkRef } from "../network.ts";
-import { type Emulators, node, providerID } from "../testing.ts";
+import { type Emulators, node, providerID, startEmulators } from "../testing.ts";
 
 export const ctx: CallContext = { signal: new AbortController().signal };
 export const A = "load-balancer.hetzner.cloud/";
@@ -35,6 +36,27 @@ export interface LBSetup {
 }
 
 export type LBWorld = Awaited<ReturnType<typeof startLB>>;
+
+/**
+ * For a test file: each test's emulators are started by `start` (or `setUp`, which starts the load balancer on them
+ * too) and stopped after the test; `current` is the running test's, undefined before it started any.
+ */
+export function emulatorsPerTest() {
+  let current: Emulators | undefined;
+  afterEach(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  const start = (): Emulators => {
+    current = startEmulators();
+    return current;
+  };
+  return {
+    start,
+    setUp: (o: LBSetup = {}) => startLB(start(), o),
+    current: (): Emulators | undefined => current,
+  };
+}
 
 export async function startLB(e: Emulators, o: LBSetup = {}) {
   const h = e.h;
