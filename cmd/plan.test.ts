@@ -10,6 +10,17 @@ import type { SubcommandEnv } from "./command.ts";
 import { runPlan, splitOutputFlag } from "./plan.ts";
 import { DEV_BUILD } from "./version.ts";
 
+/** The sub-command environment of the all-in-one executable with `registry`'s providers and no preset one. */
+const envWith = (registry: ProviderRegistry): SubcommandEnv => ({
+  registry,
+  runManager: async () => 0,
+  signal: new AbortController().signal,
+  build: DEV_BUILD,
+  binaryName: "cloud-controller-manager",
+  invocation: "cloud-controller-manager",
+  presetProvider: undefined,
+});
+
 describe("plan -o", () => {
   const cases: { argv: string[]; output: string; rest: string[]; error?: string }[] = [
     { argv: ["--v=2"], output: "text", rest: ["--v=2"] },
@@ -39,15 +50,7 @@ describe("plan -o", () => {
 describe("plan command line", () => {
   const registry = new ProviderRegistry();
   registry.register("acme", () => ({ providerName: "acme", hasClusterID: () => true }));
-  const env: SubcommandEnv = {
-    registry,
-    runManager: async () => 0,
-    signal: new AbortController().signal,
-    build: DEV_BUILD,
-    binaryName: "cloud-controller-manager",
-    invocation: "cloud-controller-manager",
-    presetProvider: undefined,
-  };
+  const env = envWith(registry);
   const cases: { name: string; argv: string[]; says: string[] }[] = [
     {
       name: "an unknown output format and a bad flag are reported together, nothing is read",
@@ -119,15 +122,7 @@ describe("plan makes no write, whatever the provider tries", () => {
   for (const c of cases) {
     test(`a ${c.provider} provider: the plan exits 1, says why, and nothing is written`, async () => {
       const version = api.store.resourceVersion;
-      const env: SubcommandEnv = {
-        registry,
-        runManager: async () => 0,
-        signal: new AbortController().signal,
-        build: DEV_BUILD,
-        binaryName: "cloud-controller-manager",
-        invocation: "cloud-controller-manager",
-        presetProvider: undefined,
-      };
+      const env = envWith(registry);
       const io = { stdout: "", stderr: "" };
       // A node to plan for, made now: the resourceVersion moves with every write, so an unchanged one means none.
       api.store.create(Resources.nodes, {
