@@ -13,6 +13,17 @@ interface Run {
   managed: Parameters<RunManager>[0] | undefined;
 }
 
+/** A `sandbox` sub-command with one flag, `--nodes` (default 3), whose value it hands to `saw` when it runs. */
+const nodesCommand = (saw: (nodes: unknown) => void) => () =>
+  defineCommand({
+    meta: { name: "sandbox", description: "run the sandbox" },
+    args: { nodes: { type: "string", default: "3" } },
+    run: ({ args }) => {
+      saw(args.nodes);
+      return 0;
+    },
+  });
+
 async function run(argv: string[], tweak: Partial<CliInput> = {}): Promise<Run> {
   const registry = new ProviderRegistry();
   const provider = (name: string, clusterID = true): CloudProvider => ({
@@ -280,15 +291,9 @@ describe("the command", () => {
 
   test("runs a sub-command whose flags came after '--' under npm", async () => {
     let seen: unknown;
-    const sandbox = () =>
-      defineCommand({
-        meta: { name: "sandbox", description: "run the sandbox" },
-        args: { nodes: { type: "string", default: "3" } },
-        run: ({ args }) => {
-          seen = args.nodes;
-          return 0;
-        },
-      });
+    const sandbox = nodesCommand((nodes) => {
+      seen = nodes;
+    });
     const r = await run(["sandbox", "--nodes=5"], {
       subcommands: { sandbox },
       env: { npm_lifecycle_event: "start", npm_config_cache: "/root/.npm" },
@@ -299,15 +304,9 @@ describe("the command", () => {
 
   test("dispatches a subcommand by its first argument", async () => {
     let seen: unknown;
-    const sandbox = () =>
-      defineCommand({
-        meta: { name: "sandbox", description: "run the sandbox" },
-        args: { nodes: { type: "string", default: "3" } },
-        run: ({ args }) => {
-          seen = args.nodes;
-          return 0;
-        },
-      });
+    const sandbox = nodesCommand((nodes) => {
+      seen = nodes;
+    });
     const r = await run(["sandbox", "--nodes", "5"], { subcommands: { sandbox } });
     expect(r.code).toBe(0);
     expect(seen).toBe("5");
