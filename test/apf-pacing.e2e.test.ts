@@ -4,22 +4,12 @@
  * force and why, once; `/metrics` shows it as `cloud_controller_manager_client_pacing{mode}`; explicit flags win.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { Authorizer } from "../sandbox/apiserver/auth.ts";
 import { pollFor } from "../scripts/lib/processes.ts";
 import { type InProcessCluster, startInProcessCluster } from "./support/in-process.ts";
+import { METRICS_TOKENS, metricsAuthorizer, scrapeMetrics } from "./support/metrics-reader.ts";
 import { freePort, poll, type RunningProcess, spawnManager } from "./support/processes.ts";
 
 setDefaultTimeout(120_000);
-
-const TOKENS = {
-  "manager-token": { user: "cloud-controller-manager" },
-  "reader-token": { user: "metrics-reader" },
-};
-const authorizer: Authorizer = (a) => {
-  if (a.user === "cloud-controller-manager") return { allowed: true };
-  if (a.user === "metrics-reader" && a.path === "/metrics" && a.verb === "get") return { allowed: true };
-  return { allowed: false, reason: "no rule allows it" };
-};
 
 const running: Array<{ cluster: InProcessCluster; manager: RunningProcess }> = [];
 afterAll(async () => {
@@ -29,19 +19,6 @@ afterAll(async () => {
     await cluster.stop();
   }
 });
-
-async function scrape(base: string): Promise<string> {
-  try {
-    const response = await fetch(`${base}/metrics`, {
-      keepalive: false,
-      tls: { rejectUnauthorized: false },
-      headers: { authorization: "Bearer reader-token" },
-    });
-    return response.ok ? await response.text() : "";
-  } catch {
-    return "";
-  }
-}
 
 const pacingSample = (text: string, mode: string): number | undefined => {
   const series = `cloud_controller_manager_client_pacing{mode="${mode}"}`;
@@ -79,7 +56,7 @@ describe("APF-aware pacing, compiled, against the API emulator", () => {
       const cluster = await startInProcessCluster({
         name: "apf-pacing",
         machines: 2,
-        api: { tokens: TOKENS, authorizer, flowControlHeaders: c.headers },
+        api: { tokens: METRICS_TOKENS, authorizer: metricsAuthorizer, flowControlHeaders: c.headers },
         managerUser: "cloud-controller-manager",
       });
       const port = freePort();
@@ -98,7 +75,7 @@ describe("APF-aware pacing, compiled, against the API emulator", () => {
       const text = await pollFor(
         `cloud_controller_manager_client_pacing{mode="${c.mode}"} 1`,
         async () => {
-          const t = await scrape(base);
+          const t = await scrapeMetrics(base);
           return pacingSample(t, c.mode) === 1 ? t : undefined;
         },
         { alive: () => manager.proc.exitCode === null },

@@ -7,22 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Service } from "../kube/objects.ts";
-import type { Authorizer } from "../sandbox/apiserver/auth.ts";
 import type { SimulatedCloud } from "../sandbox/cloud/server.ts";
 import { pollFor } from "../scripts/lib/processes.ts";
 import { cloudApi } from "./support/cluster.ts";
 import { type InProcessCluster, startInProcessCluster } from "./support/in-process.ts";
+import { METRICS_TOKENS, metricsAuthorizer, scrapeMetrics } from "./support/metrics-reader.ts";
 import { freePort, poll, type RunningProcess, spawnManager } from "./support/processes.ts";
 
-const TOKENS = {
-  "manager-token": { user: "cloud-controller-manager" },
-  "reader-token": { user: "metrics-reader" },
-};
-const authorizer: Authorizer = (a) => {
-  if (a.user === "cloud-controller-manager") return { allowed: true };
-  if (a.user === "metrics-reader" && a.path === "/metrics" && a.verb === "get") return { allowed: true };
-  return { allowed: false, reason: "no rule allows it" };
-};
 let cluster: InProcessCluster;
 let cloud: SimulatedCloud;
 let client: KubeClient;
@@ -33,7 +24,7 @@ beforeAll(async () => {
   cluster = await startInProcessCluster({
     name: "provider-metrics",
     machines: 2,
-    api: { tokens: TOKENS, authorizer },
+    api: { tokens: METRICS_TOKENS, authorizer: metricsAuthorizer },
     managerUser: "cloud-controller-manager",
   });
   ({ cloud, client } = cluster);
@@ -53,18 +44,7 @@ afterAll(async () => {
 });
 
 /** The manager's `/metrics`, or "" while it does not serve yet. */
-async function scrape(): Promise<string> {
-  try {
-    const response = await fetch(`${base}/metrics`, {
-      keepalive: false,
-      tls: { rejectUnauthorized: false },
-      headers: { authorization: "Bearer reader-token" },
-    });
-    return response.ok ? await response.text() : "";
-  } catch {
-    return "";
-  }
-}
+const scrape = () => scrapeMetrics(base);
 
 /** A sample's value in a scrape; 0 when absent. */
 const sample = (text: string, series: string): number =>

@@ -12,10 +12,10 @@ import { join, resolve } from "node:path";
 import { $ } from "bun";
 import { type KubeClient, Resources } from "../../kube/client-types.ts";
 import type { Lease, Service } from "../../kube/objects.ts";
-import type { Authorizer } from "../../sandbox/apiserver/auth.ts";
 import { type CloudApi, cloudApi } from "../../test/support/cluster.ts";
 import { executablesDir } from "../../test/support/executables.ts";
 import { startInProcessCluster } from "../../test/support/in-process.ts";
+import { METRICS_TOKENS, metricsAuthorizer } from "../../test/support/metrics-reader.ts";
 import { freePort, type RunningProcess, spawnManager } from "../../test/support/processes.ts";
 import { aptInstall } from "../lib/apt.ts";
 import { exitsZero, Tally } from "../lib/test-tally.ts";
@@ -31,17 +31,6 @@ const NO_SCENARIO: Readonly<Record<string, string>> = {
   cloud_provider_webhook_request_total: "no webhook exists yet (--webhooks has none to serve)",
   cloud_provider_webhook_request_duration_seconds: "no webhook exists yet (--webhooks has none to serve)",
   event_recorder_dropped_events_total: "counted only when an event is dropped (a full queue or a failed write)",
-};
-
-const TOKENS = {
-  "manager-token": { user: "cloud-controller-manager" },
-  "reader-token": { user: "metrics-reader" },
-};
-/** As deploy/monitoring/metrics-reader.yaml: the scraper may get /metrics and nothing else. */
-const authorizer: Authorizer = (a) => {
-  if (a.user === "cloud-controller-manager") return { allowed: true };
-  if (a.user === "metrics-reader" && a.path === "/metrics" && a.verb === "get") return { allowed: true };
-  return { allowed: false, reason: "no rule allows it" };
 };
 
 try {
@@ -72,7 +61,7 @@ async function run(): Promise<void> {
   const cluster = await startInProcessCluster({
     name: "monitoring",
     machines: 2,
-    api: { tokens: TOKENS, authorizer },
+    api: { tokens: METRICS_TOKENS, authorizer: metricsAuthorizer },
     managerUser: "cloud-controller-manager",
   });
   const cloud = cloudApi(cluster.cloud.url, cluster.cloudToken);
