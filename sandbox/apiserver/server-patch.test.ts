@@ -1,30 +1,22 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { type ApiServer, startApiServer } from "./server.ts";
-import { call, client, type Json, node, ready, service } from "./testing.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { call, emulatorPerFile, type Json, node, ready, service } from "./testing.ts";
 
 setDefaultTimeout(60_000);
 
-let server: ApiServer;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  server = await startApiServer({ bookmarkIntervalMs: 0 });
-  api = client(server.url);
-});
-afterAll(() => server.stop());
+const emulator = emulatorPerFile();
 
 const taint = (key: string, effect: string) => ({ key, effect });
 
 describe("patch types over HTTP", () => {
   test("merge patch: maps merge, null deletes, lists replace", async () => {
-    await api.post(
+    await emulator.api.post(
       "/api/v1/nodes",
       node("m1", (n) => {
         n.metadata.labels = { a: "1", b: "2" };
         n.spec.taints = [taint("x", "NoSchedule")];
       }),
     );
-    const r = await api.patch(
+    const r = await emulator.api.patch(
       "/api/v1/nodes/m1",
       { metadata: { labels: { a: null, c: "3" } }, spec: { taints: [] } },
       "merge",
@@ -35,8 +27,8 @@ describe("patch types over HTTP", () => {
   });
 
   test("JSON patch: ops apply in order; a failed test is 422 and changes nothing", async () => {
-    const before = (await api.post("/api/v1/nodes", node("j1"))).body;
-    const ok = await api.patch(
+    const before = (await emulator.api.post("/api/v1/nodes", node("j1"))).body;
+    const ok = await emulator.api.patch(
       "/api/v1/nodes/j1",
       [
         { op: "add", path: "/metadata/labels", value: { k: "v" } },
@@ -46,7 +38,7 @@ describe("patch types over HTTP", () => {
       "json",
     );
     expect(ok.body.spec.taints).toEqual([taint("t", "NoExecute")]);
-    const failed = await api.patch(
+    const failed = await emulator.api.patch(
       "/api/v1/nodes/j1",
       [
         { op: "replace", path: "/metadata/labels/k", value: "w" },
@@ -55,21 +47,21 @@ describe("patch types over HTTP", () => {
       "json",
     );
     expect(failed.status).toBe(422);
-    const now = (await api.get("/api/v1/nodes/j1")).body;
+    const now = (await emulator.api.get("/api/v1/nodes/j1")).body;
     expect(now.metadata.labels).toEqual({ k: "v" });
     expect(Number(now.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion));
-    const malformed = await api.patch("/api/v1/nodes/j1", { op: "add" }, "json");
+    const malformed = await emulator.api.patch("/api/v1/nodes/j1", { op: "add" }, "json");
     expect(malformed.status).toBe(400);
   });
 
   test("strategic patch: taints are replaced whole, the way kubectl taint sends them", async () => {
-    await api.post(
+    await emulator.api.post(
       "/api/v1/nodes",
       node("s1", (n) => {
         n.spec.taints = [taint("a", "NoSchedule"), taint("a", "NoExecute"), taint("b", "NoSchedule")];
       }),
     );
-    const r = await api.patch(
+    const r = await emulator.api.patch(
       "/api/v1/nodes/s1",
       { spec: { taints: [taint("a", "NoExecute"), taint("c", "NoSchedule")] } },
       "strategic",
@@ -78,7 +70,7 @@ describe("patch types over HTTP", () => {
   });
 
   test("strategic patch on /status: conditions merge by type, $setElementOrder orders them", async () => {
-    await api.post(
+    await emulator.api.post(
       "/api/v1/nodes",
       node("s2", ready("True"), (n) => {
         n.status.conditions.push(
@@ -87,7 +79,7 @@ describe("patch types over HTTP", () => {
         );
       }),
     );
-    const r = await api.patch(
+    const r = await emulator.api.patch(
       "/api/v1/nodes/s2/status",
       {
         status: {
@@ -107,13 +99,13 @@ describe("patch types over HTTP", () => {
   });
 
   test("strategic patch: service ports merge by port; load-balancer ingress is replaced", async () => {
-    await api.post(
+    await emulator.api.post(
       "/api/v1/namespaces/default/services",
       service("sp", (s) => {
         s.spec.ports.push({ name: "https", port: 443, targetPort: 8443 });
       }),
     );
-    const r = await api.patch(
+    const r = await emulator.api.patch(
       "/api/v1/namespaces/default/services/sp",
       { spec: { ports: [{ port: 443, targetPort: 9443 }] } },
       "strategic",
@@ -123,19 +115,23 @@ describe("patch types over HTTP", () => {
       "https:443->9443",
     ]);
     const path = "/api/v1/namespaces/default/services/sp/status";
-    await api.patch(
+    await emulator.api.patch(
       path,
       { status: { loadBalancer: { ingress: [{ ip: "1.1.1.1" }, { ip: "2.2.2.2" }] } } },
       "strategic",
     );
-    const st = await api.patch(path, { status: { loadBalancer: { ingress: [{ ip: "3.3.3.3" }] } } }, "strategic");
+    const st = await emulator.api.patch(
+      path,
+      { status: { loadBalancer: { ingress: [{ ip: "3.3.3.3" }] } } },
+      "strategic",
+    );
     expect(st.body.status.loadBalancer.ingress).toEqual([{ ip: "3.3.3.3" }]);
   });
 
   test("a patch carrying a stale resourceVersion is 409 Conflict", async () => {
-    const n = (await api.post("/api/v1/nodes", node("s3"))).body;
-    await api.patch("/api/v1/nodes/s3", { metadata: { labels: { a: "1" } } }, "merge");
-    const r = await api.patch(
+    const n = (await emulator.api.post("/api/v1/nodes", node("s3"))).body;
+    await emulator.api.patch("/api/v1/nodes/s3", { metadata: { labels: { a: "1" } } }, "merge");
+    const r = await emulator.api.patch(
       "/api/v1/nodes/s3",
       { metadata: { resourceVersion: n.metadata.resourceVersion, labels: { a: "2" } } },
       "merge",
@@ -145,8 +141,8 @@ describe("patch types over HTTP", () => {
   });
 
   test("an unknown patch media type is 415; server-side apply is not offered", async () => {
-    await api.post("/api/v1/nodes", node("s4"));
-    const r = await call(server.url, "PATCH", "/api/v1/nodes/s4", {
+    await emulator.api.post("/api/v1/nodes", node("s4"));
+    const r = await call(emulator.server.url, "PATCH", "/api/v1/nodes/s4", {
       body: "{}",
       contentType: "application/apply-patch+yaml",
     });
@@ -155,6 +151,6 @@ describe("patch types over HTTP", () => {
   });
 
   test("patching a missing object is 404", async () => {
-    expect((await api.patch("/api/v1/nodes/none", {}, "merge")).status).toBe(404);
+    expect((await emulator.api.patch("/api/v1/nodes/none", {}, "merge")).status).toBe(404);
   });
 });

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { type ApiServer, startApiServer } from "./server.ts";
-import { client, type Json } from "./testing.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { emulatorPerFile, type Json } from "./testing.ts";
 
 setDefaultTimeout(60_000);
 
-let server: ApiServer;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  server = await startApiServer({ bookmarkIntervalMs: 0 });
-  api = client(server.url);
-});
-afterAll(() => server.stop());
+const emulator = emulatorPerFile();
 
 describe("protobuf bodies over HTTP", () => {
   // As kubectl 1.32.4 sent them (`kubectl -v=9` prints the bytes).
@@ -22,7 +14,7 @@ describe("protobuf bodies over HTTP", () => {
   const POD = "6b3873000a090a027631120350 6f641200".replace(/\s/g, "");
 
   const post = async (path: string, hex: string): Promise<{ status: number; type: string | null; body: Json }> => {
-    const r = await fetch(`${server.url}${path}`, {
+    const r = await fetch(`${emulator.server.url}${path}`, {
       method: "POST",
       headers: {
         "content-type": "application/vnd.kubernetes.protobuf",
@@ -54,17 +46,17 @@ describe("protobuf bodies over HTTP", () => {
   });
 
   test("a protobuf DeleteOptions body's preconditions are checked", async () => {
-    await api.post("/api/v1/namespaces/default/configmaps", { metadata: { name: "pb-del" } });
+    await emulator.api.post("/api/v1/namespaces/default/configmaps", { metadata: { name: "pb-del" } });
     // DeleteOptions{preconditions: {uid: "nope"}} in its runtime.Unknown envelope.
     const body = Buffer.from("6b3873000a130a027631120d44656c6574654f7074696f6e73120812060a046e6f7065", "hex");
-    const r = await fetch(`${server.url}/api/v1/namespaces/default/configmaps/pb-del`, {
+    const r = await fetch(`${emulator.server.url}/api/v1/namespaces/default/configmaps/pb-del`, {
       method: "DELETE",
       headers: { "content-type": "application/vnd.kubernetes.protobuf" },
       body,
     });
     expect(r.status).toBe(409);
     expect(((await r.json()) as Json).message).toContain("Precondition failed: UID in precondition: nope");
-    expect((await api.del("/api/v1/namespaces/default/configmaps/pb-del")).status).toBe(200);
+    expect((await emulator.api.del("/api/v1/namespaces/default/configmaps/pb-del")).status).toBe(200);
   });
 
   test("a Pod body in protobuf is 415 naming the kind", async () => {

@@ -2,7 +2,9 @@
  * Test helpers for the emulator's HTTP tests (not used by production code): a tiny fetch wrapper, fixture
  * builders, and a watch-stream reader that waits for events with a generous deadline (never a sleep).
  */
+import { afterAll, beforeAll } from "bun:test";
 import type { KubeObject } from "../../kube/objects.ts";
+import { type ApiServer, startApiServer } from "./server.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies.
 export type Json = any;
@@ -62,6 +64,32 @@ export const client = (base: string, token?: string) => {
 };
 
 type Tweak<T> = (obj: T) => void;
+
+/**
+ * For a test file: one emulator (no bookmarks) started before its tests and stopped after them, and a client on it.
+ * Read `server` and `api` inside the tests: they are set by `beforeAll`.
+ */
+export function emulatorPerFile(): { readonly server: ApiServer; readonly api: ReturnType<typeof client> } {
+  let server: ApiServer | undefined;
+  let api: ReturnType<typeof client> | undefined;
+  beforeAll(async () => {
+    server = await startApiServer({ bookmarkIntervalMs: 0 });
+    api = client(server.url);
+  });
+  afterAll(() => server?.stop());
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("the emulator is read before beforeAll started it");
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get api() {
+      return started(api);
+    },
+  };
+}
 
 export const node = (name: string, ...tweaks: Tweak<Json>[]): Json => {
   const n: Json = { apiVersion: "v1", kind: "Node", metadata: { name }, spec: {}, status: {} };
