@@ -18,9 +18,9 @@ import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { isCompositeProvider } from "../providers/composite/provider.ts";
-import { parseArgv } from "./argv.ts";
-import { presetChoice, type Subcommand, type SubcommandEnv } from "./command.ts";
-import { buildOptions, type Options } from "./options.ts";
+import type { Subcommand, SubcommandEnv } from "./command.ts";
+import type { Options } from "./options.ts";
+import { readSubcommandFlags } from "./subcommand-options.ts";
 
 type Print = (line: string) => void;
 const OK = "ok  ";
@@ -37,14 +37,8 @@ export const doctorCommand: Subcommand = (env) =>
   });
 
 export async function runDoctor(env: SubcommandEnv, argv: readonly string[], print: Print): Promise<number> {
-  const parsed = parseArgv(argv);
-  const values = new Map(parsed.values);
-  const preset = env.presetProvider
-    ? presetChoice(env.presetProvider, values.get("cloud-provider"), env.registry)
-    : undefined;
-  if (preset) values.set("cloud-provider", preset.name);
-  const built = buildOptions(values);
-  const errors = [...parsed.errors, ...(preset?.error ? [preset.error] : []), ...(built.ok ? [] : built.errors)];
+  const { parsed, presetErrors, built } = readSubcommandFlags(env, argv);
+  const errors = [...parsed.errors, ...presetErrors, ...(built.ok ? [] : built.errors)];
   if (errors.length > 0 || !built.ok) {
     print(`${BAD} flags: ${errors.join("; ")}`);
     return 1;

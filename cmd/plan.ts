@@ -26,9 +26,9 @@ import type { Node, Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { TermOverError, type WriteFence } from "../kube/write-fence.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
-import { parseArgv } from "./argv.ts";
-import { presetChoice, type Subcommand, type SubcommandEnv } from "./command.ts";
-import { buildOptions, type Options } from "./options.ts";
+import type { Subcommand, SubcommandEnv } from "./command.ts";
+import type { Options } from "./options.ts";
+import { readSubcommandFlags } from "./subcommand-options.ts";
 
 type Print = (text: string) => void;
 
@@ -81,18 +81,12 @@ export async function runPlan(
   io: { stdout: Print; stderr: Print },
 ): Promise<number> {
   const split = splitOutputFlag(argv);
-  const parsed = parseArgv(split.rest);
-  const values = new Map(parsed.values);
-  const preset = env.presetProvider
-    ? presetChoice(env.presetProvider, values.get("cloud-provider"), env.registry)
-    : undefined;
-  if (preset) values.set("cloud-provider", preset.name);
-  const built = buildOptions(values);
+  const { parsed, presetErrors, built } = readSubcommandFlags(env, split.rest);
   const errors = [
     ...(split.error ? [split.error] : []),
     ...parsed.errors,
     ...(parsed.positionals.length > 0 ? [`plan takes no arguments, got [${parsed.positionals.join(" ")}]`] : []),
-    ...(preset?.error ? [preset.error] : []),
+    ...presetErrors,
     ...(built.ok ? [] : built.errors),
   ];
   if (errors.length > 0 || !built.ok) {
