@@ -83,15 +83,7 @@ export async function ensureKubeApiserver(log: Log = () => {}): Promise<string> 
   const root = join(work, tree.name);
   await replaceReflect2(root);
   log(`building kube-apiserver in ${root} (several minutes on two cores)`);
-  const env = {
-    ...process.env,
-    PATH: `${GO_BIN}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-    CGO_ENABLED: "0",
-    KUBE_GIT_VERSION: KUBE_VERSION,
-    KUBE_GIT_TREE_STATE: "clean",
-    GOFLAGS: "",
-  };
-  await run($`nice -n 10 make WHAT=cmd/kube-apiserver`.cwd(root).env(env), "make WHAT=cmd/kube-apiserver");
+  await run($`nice -n 10 make WHAT=cmd/kube-apiserver`.cwd(root).env(goBuildEnv()), "make WHAT=cmd/kube-apiserver");
   const built = join(root, "_output", "bin", "kube-apiserver");
   if (!existsSync(built)) throw new RealApiServerBuildError(`the build left no binary at ${built}`);
   await copyFile(built, `${binary}.tmp`);
@@ -113,8 +105,23 @@ async function ensureDebSrc(log: Log): Promise<void> {
   await aptUpdate(log, { force: added });
 }
 
-/** reflect2 1.0.1 reads Go's map internals in a way Go 1.18 changed; 1.0.2 has the same API and works. */
-async function replaceReflect2(root: string): Promise<void> {
+/** The environment `make WHAT=…` builds Kubernetes 1.20.2's tree in: Debian's Go 1.19 first on PATH, no cgo. */
+export function goBuildEnv(): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    PATH: `${GO_BIN}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    CGO_ENABLED: "0",
+    KUBE_GIT_VERSION: KUBE_VERSION,
+    KUBE_GIT_TREE_STATE: "clean",
+    GOFLAGS: "",
+  };
+}
+
+/**
+ * reflect2 1.0.1, vendored in the tree at `root`, reads Go's map internals in a way Go 1.18 changed; Debian's 1.0.2
+ * has the same API and works.
+ */
+export async function replaceReflect2(root: string): Promise<void> {
   const vendored = join(root, "vendor", "github.com", "modern-go", "reflect2");
   if (!existsSync(vendored)) throw new RealApiServerBuildError(`no vendored reflect2 at ${vendored}`);
   for (const f of await readdir(vendored)) if (/\.(go|s)$/.test(f)) await rm(join(vendored, f));

@@ -14,17 +14,15 @@
  * The binary lands in `$XDG_CACHE_HOME/ccm-upstream-ccm/<CACHE_KEY>/cloud-controller-manager`; a second call finds it.
  */
 import { existsSync } from "node:fs";
-import { copyFile, cp, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { $ } from "bun";
 import { aptInstall, type Log, runChecked } from "../../lib/apt.ts";
-import { BUILD_PACKAGES, KUBE_VERSION } from "../../real-apiserver/build.ts";
+import { BUILD_PACKAGES, goBuildEnv, replaceReflect2 } from "../../real-apiserver/build.ts";
 
 /** Names the cached build; change it when MAIN_GO or the way of building changes. */
 export const CACHE_KEY = "ccm-1.20.2-fake-bench-2";
-const GO_BIN = "/usr/lib/go-1.19/bin";
-const REFLECT2_SRC = "/usr/share/gocode/src/github.com/modern-go/reflect2";
 const MAIN_DIR = "cmd/ccm-fake-bench";
 
 /** Our main: upstream's 1.20 CCM with the fake cloud answering fixed node metadata. */
@@ -144,15 +142,7 @@ export async function ensureUpstreamCcm(log: Log = () => {}): Promise<string> {
   await mkdir(join(root, MAIN_DIR), { recursive: true });
   await writeFile(join(root, MAIN_DIR, "main.go"), MAIN_GO);
   log(`building upstream's cloud-controller-manager with the fake cloud in ${root} (minutes on two cores)`);
-  const env = {
-    ...process.env,
-    PATH: `${GO_BIN}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-    CGO_ENABLED: "0",
-    KUBE_GIT_VERSION: KUBE_VERSION,
-    KUBE_GIT_TREE_STATE: "clean",
-    GOFLAGS: "",
-  };
-  await runChecked($`nice -n 10 make WHAT=${MAIN_DIR}`.cwd(root).env(env), `make WHAT=${MAIN_DIR}`);
+  await runChecked($`nice -n 10 make WHAT=${MAIN_DIR}`.cwd(root).env(goBuildEnv()), `make WHAT=${MAIN_DIR}`);
   const built = join(root, "_output", "bin", "ccm-fake-bench");
   if (!existsSync(built)) throw new Error(`the build left no binary at ${built}`);
   await mkdir(dir, { recursive: true });
@@ -161,16 +151,6 @@ export async function ensureUpstreamCcm(log: Log = () => {}): Promise<string> {
   await rename(`${binary}.tmp`, binary);
   log(`upstream CCM built in ${((performance.now() - started) / 1000).toFixed(0)}s: ${binary}`);
   return binary;
-}
-
-/** reflect2 1.0.1 crashes under Go ≥ 1.18; Debian's 1.0.2 has the same API (as scripts/real-apiserver/build.ts). */
-async function replaceReflect2(root: string): Promise<void> {
-  const vendored = join(root, "vendor", "github.com", "modern-go", "reflect2");
-  if (!existsSync(vendored)) throw new Error(`no vendored reflect2 at ${vendored}`);
-  for (const f of await readdir(vendored)) if (/\.(go|s)$/.test(f)) await rm(join(vendored, f));
-  for (const f of await readdir(REFLECT2_SRC)) {
-    if (/\.(go|s)$/.test(f) && !f.endsWith("_test.go")) await cp(join(REFLECT2_SRC, f), join(vendored, f));
-  }
 }
 
 if (import.meta.main) {
