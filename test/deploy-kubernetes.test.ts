@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { parseArgv } from "../cmd/argv.ts";
 import { buildOptions } from "../cmd/options.ts";
+import { kustomize, noKubectl } from "./support/kustomize.ts";
 
 const DIR = resolve(import.meta.dir, "..", "deploy", "kubernetes");
 
@@ -129,17 +130,12 @@ test("the Deployment runs two replicas; the DaemonSet only control-plane nodes; 
   expect(daemonsetPod).toEqual(deploymentPod);
 });
 
-const noKubectl = Bun.which("kubectl") ? undefined : "kubectl is not installed (it carries kustomize)";
 test.skipIf(noKubectl !== undefined)(
   `every kustomization renders with kubectl kustomize${noKubectl ? ` [skipped: ${noKubectl}]` : ""}`,
   () => {
     for (const variant of ["deployment", "daemonset"]) {
-      const r = Bun.spawnSync(["kubectl", "kustomize", join(DIR, variant)], { stdout: "pipe", stderr: "pipe" });
-      expect({ variant, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ variant, code: 0, stderr: "" });
-      const docs = r.stdout
-        .toString()
-        .split(/^---$/m)
-        .map((d) => Bun.YAML.parse(d) as Doc);
+      const { code, stderr, docs } = kustomize(join(DIR, variant));
+      expect({ variant, code, stderr }).toEqual({ variant, code: 0, stderr: "" });
       expect(docs.map((d) => d.kind).sort()).toEqual(
         [
           "ClusterRole",
@@ -179,13 +175,9 @@ test.skipIf(noKubectl !== undefined)(
           join(overlay, "kustomization.yaml"),
           `resources: [${rel("deployment")}]\ncomponents: [${rel(join("providers", name))}]\n`,
         );
-        const r = Bun.spawnSync(["kubectl", "kustomize", overlay], { stdout: "pipe", stderr: "pipe" });
-        expect({ name, code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ name, code: 0, stderr: "" });
-        const names = r.stdout
-          .toString()
-          .split(/^---$/m)
-          .map((d) => Bun.YAML.parse(d) as Doc)
-          .map((d) => `${d.kind}/${d.metadata.name}`);
+        const { code, stderr, docs } = kustomize(overlay);
+        expect({ name, code, stderr }).toEqual({ name, code: 0, stderr: "" });
+        const names = docs.map((d) => `${d.kind}/${d.metadata.name}`);
         expect(names).toContain("Deployment/cloud-controller-manager");
         if (existsSync(join(providers, name, "rbac.yaml")))
           expect(names.some((n) => n.endsWith(`:${name}`))).toBe(true);

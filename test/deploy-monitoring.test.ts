@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { kustomize, noKubectl } from "./support/kustomize.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const DIR = join(ROOT, "deploy", "monitoring");
@@ -108,16 +109,11 @@ describe("deploy/monitoring", () => {
     ]);
   });
 
-  const noKubectl = Bun.which("kubectl") ? undefined : "kubectl is not installed (it carries kustomize)";
   test.skipIf(noKubectl !== undefined)(
     `the kustomization renders the PodMonitor, the PrometheusRule and the dashboard${noKubectl ? ` [skipped: ${noKubectl}]` : ""}`,
     () => {
-      const r = Bun.spawnSync(["kubectl", "kustomize", DIR], { stdout: "pipe", stderr: "pipe" });
-      expect({ code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ code: 0, stderr: "" });
-      const docs = r.stdout
-        .toString()
-        .split(/^---$/m)
-        .map((d) => Bun.YAML.parse(d) as Doc);
+      const { code, stderr, docs } = kustomize(DIR);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
       expect(docs.map((d) => d.kind).sort()).toEqual(
         [
           "ClusterRole",
