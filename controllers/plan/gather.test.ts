@@ -75,6 +75,15 @@ const plan = (input: Partial<PlanInput> & Pick<PlanInput, "provider">): Promise<
 
 const summary = (p: Plan) => p.writes.map((w) => `${w.object.kind} ${w.object.name}: ${w.action}`);
 
+/** A LoadBalancer Service's first pass when its load balancer is created: the writes, in order. */
+const createsLB = [
+  "Service default/web: add-finalizer",
+  "LoadBalancer lb-web: create",
+  "Service default/web: update-status",
+  "Service default/web: event",
+  "Service default/web: event",
+];
+
 describe("gatherPlan", () => {
   const cases: {
     name: string;
@@ -148,13 +157,7 @@ describe("gatherPlan", () => {
         nodes: [initialised()],
         services: [lbService()],
       }),
-      writes: [
-        "Service default/web: add-finalizer",
-        "LoadBalancer lb-web: create",
-        "Service default/web: update-status",
-        "Service default/web: event",
-        "Service default/web: event",
-      ],
+      writes: createsLB,
       exit: 2,
     },
     {
@@ -164,16 +167,7 @@ describe("gatherPlan", () => {
         nodes: [node("n1", uninitialized, ready(true))],
         services: [lbService()],
       }),
-      writes: [
-        "Node n1: initialize",
-        "Node n1: update-addresses",
-        "Node n1: event",
-        "Service default/web: add-finalizer",
-        "LoadBalancer lb-web: create",
-        "Service default/web: update-status",
-        "Service default/web: event",
-        "Service default/web: event",
-      ],
+      writes: ["Node n1: initialize", "Node n1: update-addresses", "Node n1: event", ...createsLB],
       exit: 2,
       check: (p) => {
         expect(p.notes.map((n) => `${n.object.kind} ${n.object.name}`)).toEqual(["LoadBalancer lb-web"]);
