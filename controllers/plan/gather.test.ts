@@ -62,6 +62,13 @@ function previewing(answer: LoadBalancerPlan, base: CloudProvider): CloudProvide
   return { providerName: "p", hasClusterID: () => true, instancesV2: base.instancesV2, loadBalancer };
 }
 
+/** The Service as an earlier pass left it: the cleanup finalizer on and, given `ip`, the status naming that address. */
+const synced = (ip?: string): Service =>
+  lbService({
+    metadata: { name: "web", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] },
+    ...(ip === undefined ? {} : { status: { loadBalancer: { ingress: [{ ip }] } } }),
+  });
+
 const plan = (input: Partial<PlanInput> & Pick<PlanInput, "provider">): Promise<Plan> =>
   gatherPlan({
     controllers: ALL,
@@ -182,12 +189,7 @@ describe("gatherPlan", () => {
           cloud(),
         ),
         nodes: [initialised()],
-        services: [
-          lbService({
-            metadata: { name: "web", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] },
-            status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } },
-          }),
-        ],
+        services: [synced("1.2.3.4")],
       }),
       writes: ["LoadBalancer lb-web: adopt", "Service default/web: event", "Service default/web: event"],
       exit: 2,
@@ -198,9 +200,7 @@ describe("gatherPlan", () => {
       input: () => ({
         provider: previewing({ action: "update", name: "lb-web", changes: ["attach_to_network 1"] }, cloud()),
         nodes: [initialised()],
-        services: [
-          lbService({ metadata: { name: "web", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] } }),
-        ],
+        services: [synced()],
       }),
       writes: ["LoadBalancer lb-web: update", "Service default/web: event", "Service default/web: event"],
       exit: 2,
@@ -217,9 +217,7 @@ describe("gatherPlan", () => {
           },
         },
         nodes: [initialised()],
-        services: [
-          lbService({ metadata: { name: "web", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] } }),
-        ],
+        services: [synced()],
       }),
       writes: ["Service default/web: event", "Service default/web: event"],
       exit: 1,
@@ -239,12 +237,7 @@ describe("gatherPlan", () => {
           cloud(),
         ),
         nodes: [initialised()],
-        services: [
-          lbService({
-            metadata: { name: "web", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] },
-            status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } },
-          }),
-        ],
+        services: [synced("1.2.3.4")],
       }),
       writes: [],
       exit: 0,
