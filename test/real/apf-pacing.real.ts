@@ -4,11 +4,8 @@
  * server's flow control and still initialises every node; with --kube-api-qps set, the client-side limit holds.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Resources } from "../../kube/client-types.ts";
-import type { Node } from "../../kube/objects.ts";
-import { Taints } from "../../kube/well-known.ts";
 import { poll } from "../support/processes.ts";
-import { type RealCluster, START_TIMEOUT_MS, startRealCluster } from "./cluster.ts";
+import { allNodesInitialised, type RealCluster, START_TIMEOUT_MS, startRealCluster } from "./cluster.ts";
 
 let cluster: RealCluster;
 
@@ -20,10 +17,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const initialised = async () =>
-  (await cluster.client.list<Node>(Resources.nodes)).items.every(
-    (n) => n.spec?.providerID && !(n.spec.taints ?? []).some((t) => t.key === Taints.uninitialized),
-  );
+const initialised = () => allNodesInitialised(cluster);
 
 const pacingLines = (output: string) => output.split("\n").filter((l) => l.includes("Kubernetes client pacing:"));
 

@@ -12,6 +12,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConsola } from "consola";
+import { Resources } from "../../kube/client-types.ts";
+import type { Node } from "../../kube/objects.ts";
+import { Taints } from "../../kube/well-known.ts";
 import { createMachines } from "../../sandbox/cloud/fixtures.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../../sandbox/cloud/server.ts";
 import { startKubelets } from "../../sandbox/kubelets.ts";
@@ -30,6 +33,13 @@ export async function realApiServerBinary(): Promise<string> {
 /** A real API server alone (for tests that make their own clients), stopped with `server.stop()`. */
 export async function startRealServer(tokens: readonly StaticToken[] = []): Promise<RealApiServer> {
   return startRealApiServer({ binary: await realApiServerBinary(), tokens });
+}
+
+/** Whether every Node in `cluster` has its provider ID and no longer carries the uninitialized taint. */
+export async function allNodesInitialised(cluster: TestCluster): Promise<boolean> {
+  return (await cluster.client.list<Node>(Resources.nodes)).items.every(
+    (n) => n.spec?.providerID && !(n.spec.taints ?? []).some((t) => t.key === Taints.uninitialized),
+  );
 }
 
 export interface RealCluster extends TestCluster {

@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
 import { Resources } from "../../kube/client-types.ts";
 import type { Lease, Node, Service } from "../../kube/objects.ts";
-import { Taints } from "../../kube/well-known.ts";
 import { executable, runExecutable } from "../support/executables.ts";
 import { freePort, poll, type RunningProcess } from "../support/processes.ts";
-import { type RealCluster, START_TIMEOUT_MS, startRealCluster } from "./cluster.ts";
+import { allNodesInitialised, type RealCluster, START_TIMEOUT_MS, startRealCluster } from "./cluster.ts";
 
 const BASE = resolve(import.meta.dir, "..", "..", "deploy", "kubernetes", "base");
 const SA = { namespace: "kube-system", name: "cloud-controller-manager" };
@@ -72,10 +71,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const initialised = async () =>
-  (await cluster.client.list<Node>(Resources.nodes)).items.every(
-    (n) => n.spec?.providerID && !(n.spec.taints ?? []).some((t) => t.key === Taints.uninitialized),
-  );
+const initialised = () => allNodesInitialised(cluster);
 
 describe("the RBAC of deploy/kubernetes on a real API server", () => {
   test("without the ClusterRole, doctor with the service account's token names the missing permissions", async () => {
