@@ -10,20 +10,19 @@
  * minutes: the waits are conditions with deadlines of many minutes, and routes are off to spend no calls on them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Event, Service } from "../kube/objects.ts";
-import { loadTransport } from "../kube/transport.ts";
 import { SERVICE_UID_LABEL } from "../providers/hcloud/api/load-balancers.ts";
 import { type AnnotationRow, annotationRows, type RowWorld } from "../providers/hcloud/lb/annotation-rows.ts";
-import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { selfSignedTls } from "../sandbox/apiserver/tls.ts";
 import { createCertificate } from "../sandbox/hcloud/state/certificates.ts";
 import { addSubnet } from "../sandbox/hcloud/state/networks.ts";
 import type { LoadBalancer as EmulatedLB } from "../sandbox/hcloud/state/types.ts";
+import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
 import { type HcloudWorld, hcloudManagerCommand, registerNode, startHcloudWorld } from "./support/hcloud.ts";
 import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
@@ -50,13 +49,7 @@ const nodeNames = ["n1", "n2", "n3"];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-ann-"));
   world = startHcloudWorld();
-  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
-  await api.writeKubeconfig(join(dir, "kubeconfig"));
-  client = createKubeClient(loadTransport({ kubeconfig: join(dir, "kubeconfig") }), {
-    qps: 0,
-    burst: 0,
-    userAgent: "e2e",
-  });
+  ({ api, client } = await startE2eApiServer(dir));
   // The rows' world (annotation-rows.ts): a second eu-central subnet, one in us-east for the network-zone row's
   // load balancer, the certificate `web-cert`, three servers of which n1 is `role=edge`.
   const h = world.hcloud.world;
@@ -85,13 +78,7 @@ beforeAll(async () => {
   await client.patch(Resources.nodes, "n1", "merge", { metadata: { labels: { role: "edge" } } });
 }, MINUTE);
 
-afterAll(async () => {
-  manager?.proc.kill("SIGKILL");
-  await manager?.exited;
-  await api?.stop();
-  await world?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => tearDown(manager, [api, world], dir));
 
 const stored = (name: string): Service | undefined => {
   try {

@@ -5,16 +5,15 @@
  * made by exactly one successful create each, and none left once the Services are deleted.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { Service } from "../kube/objects.ts";
-import { loadTransport } from "../kube/transport.ts";
 import { SERVICE_UID_LABEL } from "../providers/hcloud/api/load-balancers.ts";
-import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
+import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import type { FaultConfig } from "../sandbox/hcloud/faults.ts";
+import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
 import { type HcloudWorld, hcloudManagerCommand, registerNode, startHcloudWorld } from "./support/hcloud.ts";
 import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
@@ -33,26 +32,14 @@ let mostPerService = 0;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-faults-"));
   world = startHcloudWorld();
-  api = await startApiServer({ bookmarkIntervalMs: 2_000 });
-  await api.writeKubeconfig(join(dir, "kubeconfig"));
-  client = createKubeClient(loadTransport({ kubeconfig: join(dir, "kubeconfig") }), {
-    qps: 0,
-    burst: 0,
-    userAgent: "e2e",
-  });
+  ({ api, client } = await startE2eApiServer(dir));
   for (const n of ["n1", "n2"]) {
     world.addServer(n);
     await registerNode(client, n);
   }
 }, MINUTE);
 
-afterAll(async () => {
-  manager?.proc.kill("SIGKILL");
-  await manager?.exited;
-  await api?.stop();
-  await world?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => tearDown(manager, [api, world], dir));
 
 /** Through the emulator's control API, as an operator of the sandbox would. */
 async function setFaults(faults: Partial<FaultConfig>): Promise<void> {
