@@ -10,17 +10,18 @@
  * emulator's HTTP layer answers them from its own tokens, which a unit test does not have). Request signals are not
  * observed (a reactor can model a hanging request by returning a promise that never settles).
  */
-import type {
-  KubeClient,
-  ListOptions,
-  ListResult,
-  PatchType,
-  ResourceRef,
-  WatchEvent,
-  WatchOptions,
-  WriteOptions,
+import {
+  KubeApiError,
+  type KubeClient,
+  type ListOptions,
+  type ListResult,
+  type PatchType,
+  type ResourceRef,
+  Resources,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
 } from "../../../kube/client-types.ts";
-import { KubeApiError, Resources } from "../../../kube/client-types.ts";
 import type { KubeObject } from "../../../kube/objects.ts";
 import type { Obj } from "../../../sandbox/apiserver/json.ts";
 import { ApiError } from "../../../sandbox/apiserver/status-errors.ts";
