@@ -37,20 +37,17 @@ export function kubeClientMetrics(registry: Registry): KubeClientMetrics {
     labelNames: ["code", "method", "host"],
     registers,
   });
-  const latency = new Histogram({
-    name: "rest_client_request_duration_seconds",
-    help: "[ALPHA] Request latency in seconds. Broken down by verb, and host.",
-    labelNames: ["verb", "host"],
-    buckets: REST_CLIENT_BUCKETS,
-    registers,
-  });
-  const limiter = new Histogram({
-    name: "rest_client_rate_limiter_duration_seconds",
-    help: "[ALPHA] Client side rate limiter latency in seconds. Broken down by verb, and host.",
-    labelNames: ["verb", "host"],
-    buckets: REST_CLIENT_BUCKETS,
-    registers,
-  });
+  /** client-go's two latency histograms: seconds by verb and host, on the same buckets. */
+  const byVerbAndHost = (name: string, help: string) =>
+    new Histogram({ name, help, labelNames: ["verb", "host"], buckets: REST_CLIENT_BUCKETS, registers });
+  const latency = byVerbAndHost(
+    "rest_client_request_duration_seconds",
+    "[ALPHA] Request latency in seconds. Broken down by verb, and host.",
+  );
+  const limiter = byVerbAndHost(
+    "rest_client_rate_limiter_duration_seconds",
+    "[ALPHA] Client side rate limiter latency in seconds. Broken down by verb, and host.",
+  );
   const metrics: KubeClientMetrics = {
     request(method, host, code, seconds) {
       requests.inc({ code: code === undefined ? "<error>" : String(code), method, host });
