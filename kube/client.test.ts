@@ -12,21 +12,10 @@ import {
 } from "./client-types.ts";
 import type { Node, Service } from "./objects.ts";
 import { FakeApiServer, statusBody } from "./testdata/fake-apiserver.ts";
-import { apiFailure, fakeClock } from "./testdata/helpers.ts";
-import type { Transport } from "./transport.ts";
+import { apiFailure, fakeClock, plainTransport } from "./testdata/helpers.ts";
 
 let server: FakeApiServer;
 let client: KubeClient;
-
-/** A transport to a plain-HTTP server with no credentials. */
-const plainTransport = (url: string): Transport => ({
-  server: url,
-  source: "test",
-  namespace: undefined,
-  identity: "no user (anonymous)",
-  settings: async () => ({ headers: {}, tls: undefined, proxy: undefined }),
-  unauthorized() {},
-});
 
 const node = (name: string, labels: Record<string, string> = {}): Node => ({
   apiVersion: "v1",

@@ -4,17 +4,7 @@ import { createKubeClient } from "./client.ts";
 import { Resources } from "./client-types.ts";
 import { hostLabel, kubeClientMetrics } from "./metrics.ts";
 import { FakeApiServer } from "./testdata/fake-apiserver.ts";
-import { apiFailure, fakeClock } from "./testdata/helpers.ts";
-import type { Transport } from "./transport.ts";
-
-const transportTo = (url: string): Transport => ({
-  server: url,
-  source: "test",
-  namespace: undefined,
-  identity: "no user (anonymous)",
-  settings: async () => ({ headers: {}, tls: undefined, proxy: undefined }),
-  unauthorized() {},
-});
+import { apiFailure, fakeClock, plainTransport } from "./testdata/helpers.ts";
 
 /** prom-client names a histogram's series (`_count`, `_sum`) on the value, outside its declared type. */
 const nameOf = (v: object): string => (v as { metricName?: string }).metricName ?? "";
@@ -29,7 +19,7 @@ afterAll(() => server.close());
 function instrumented(qps = 0, burst = 0) {
   const registry = new Registry();
   const clock = fakeClock();
-  const client = createKubeClient(transportTo(server.url), {
+  const client = createKubeClient(plainTransport(server.url), {
     qps,
     burst,
     userAgent: "test",
@@ -63,7 +53,7 @@ describe("rest_client metrics", () => {
 
   test("a request that gets no answer counts with code <error>", async () => {
     const registry = new Registry();
-    const client = createKubeClient(transportTo("http://127.0.0.1:1"), {
+    const client = createKubeClient(plainTransport("http://127.0.0.1:1"), {
       qps: 0,
       burst: 0,
       userAgent: "test",

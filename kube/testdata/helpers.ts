@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { type ConsolaInstance, createConsola, type LogObject } from "consola";
 import { KubeApiError } from "../client-types.ts";
 import type { Sleep } from "../sleep.ts";
+import type { Transport } from "../transport.ts";
 
 /** Polls `cond` until it holds; fails after a deadline generous enough for a slow, busy machine. */
 export async function waitFor(cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
@@ -70,3 +71,13 @@ export function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A transport to a plain-HTTP server (the fake API server) with no credentials. */
+export const plainTransport = (url: string): Transport => ({
+  server: url,
+  source: "test",
+  namespace: undefined,
+  identity: "no user (anonymous)",
+  settings: async () => ({ headers: {}, tls: undefined, proxy: undefined }),
+  unauthorized() {},
+});
