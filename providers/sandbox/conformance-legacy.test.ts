@@ -4,18 +4,6 @@
  * the default mode skips run here.
  */
 import { runConformance } from "../conformance/suite.ts";
-import { sandboxProvider } from "./provider.ts";
-import { sandboxArrange, startTestCloud } from "./testing.ts";
+import { sandboxConformance } from "./testing.ts";
 
-await runConformance({
-  name: "sandbox",
-  maxLoadBalancerNameLength: 32,
-  setup() {
-    const t = startTestCloud();
-    return {
-      provider: sandboxProvider(t.api, { instances: "legacy" }),
-      arrange: sandboxArrange(t.cloud),
-      teardown: () => t.stop(),
-    };
-  },
-});
+await runConformance(sandboxConformance({ instances: "legacy" }));

@@ -3,19 +3,6 @@
  * loopback, one fresh cloud per check; machines are arranged through the cloud's own state, as an operator would.
  */
 import { runConformance } from "../conformance/suite.ts";
-import { sandboxProvider } from "./provider.ts";
-import { sandboxArrange, startTestCloud } from "./testing.ts";
+import { sandboxConformance } from "./testing.ts";
 
-await runConformance({
-  name: "sandbox",
-  // The provider names load balancers with upstream's defaultLoadBalancerName.
-  maxLoadBalancerNameLength: 32,
-  setup() {
-    const t = startTestCloud();
-    return {
-      provider: sandboxProvider(t.api),
-      arrange: sandboxArrange(t.cloud),
-      teardown: () => t.stop(),
-    };
-  },
-});
+await runConformance(sandboxConformance());

@@ -8,6 +8,7 @@ import { type SimulatedCloud, startSimulatedCloud } from "../../sandbox/cloud/se
 import type { CallContext } from "../cloud.ts";
 import type { Arrange } from "../conformance/types.ts";
 import { SandboxHttpApi } from "./api/http.ts";
+import { type SandboxProviderOptions, sandboxProvider } from "./provider.ts";
 import { parseProviderID } from "./provider-id.ts";
 
 export interface TestCloud {
@@ -91,4 +92,24 @@ export function node(name: string, tweaks: { providerID?: string; uid?: string }
 
 export function service(name: string, uid: string, ports: NonNullable<Service["spec"]>["ports"] = []): Service {
   return { metadata: { name, namespace: "default", uid }, spec: { type: "LoadBalancer", ports } };
+}
+
+/**
+ * The conformance suite's options for the sandbox provider in `options`' mode: one fresh test cloud per check,
+ * machines arranged through the cloud's own state.
+ */
+export function sandboxConformance(options: SandboxProviderOptions = {}) {
+  return {
+    name: "sandbox",
+    // The provider names load balancers with upstream's defaultLoadBalancerName.
+    maxLoadBalancerNameLength: 32,
+    setup() {
+      const t = startTestCloud();
+      return {
+        provider: sandboxProvider(t.api, options),
+        arrange: sandboxArrange(t.cloud),
+        teardown: () => t.stop(),
+      };
+    },
+  };
 }
