@@ -9,28 +9,19 @@
  * The provider paces itself at 0.9 requests a second (burst 10), so ~40 load balancers made and changed take
  * minutes: the waits are conditions with deadlines of many minutes, and routes are off to spend no calls on them.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type KubeClient, Resources } from "../kube/client-types.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { Resources } from "../kube/client-types.ts";
 import type { Event, Service } from "../kube/objects.ts";
 import { SERVICE_UID_LABEL } from "../providers/hcloud/api/load-balancers.ts";
 import { type AnnotationRow, annotationRows, type RowWorld } from "../providers/hcloud/lb/annotation-rows.ts";
-import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { selfSignedTls } from "../sandbox/apiserver/tls.ts";
 import { createCertificate } from "../sandbox/hcloud/state/certificates.ts";
 import { addSubnet } from "../sandbox/hcloud/state/networks.ts";
 import type { LoadBalancer as EmulatedLB } from "../sandbox/hcloud/state/types.ts";
-import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
-import { type HcloudWorld, hcloudManagerCommand, registerNode, startHcloudWorld } from "./support/hcloud.ts";
-import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
+import { hcloudManagerCommand, registerNode, useHcloudE2e } from "./support/hcloud.ts";
+import { poll, spawnCollecting } from "./support/processes.ts";
 
-let api: ApiServer;
-let client: KubeClient;
-let world: HcloudWorld;
-let dir = "";
-let manager: RunningProcess | undefined;
+const e2e = useHcloudE2e("ccm-hcloud-ann-");
 const ns = { namespace: "default" };
 const MINUTE = 60_000;
 
@@ -47,12 +38,9 @@ let edgeServerID = 0;
 const nodeNames = ["n1", "n2", "n3"];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-ann-"));
-  world = startHcloudWorld();
-  ({ api, client } = await startE2eApiServer(dir));
   // The rows' world (annotation-rows.ts): a second eu-central subnet, one in us-east for the network-zone row's
   // load balancer, the certificate `web-cert`, three servers of which n1 is `role=edge`.
-  const h = world.hcloud.world;
+  const h = e2e.world.hcloud.world;
   for (const [zone, range] of [
     ["eu-central", "10.0.2.0/24"],
     ["us-east", "10.0.3.0/24"],
@@ -61,7 +49,7 @@ beforeAll(async () => {
     await poll(
       () => {
         try {
-          addSubnet(h, world.network, { type: "cloud", network_zone: zone, ip_range: range });
+          addSubnet(h, e2e.world.network, { type: "cloud", network_zone: zone, ip_range: range });
           return true;
         } catch {
           return false;
@@ -72,23 +60,21 @@ beforeAll(async () => {
   }
   const tls = await selfSignedTls(Date.now);
   certID = createCertificate(h, { name: "web-cert", certificate: tls.cert, private_key: tls.key }).certificate.id;
-  const servers = nodeNames.map((n) => world.addServer(n));
+  const servers = nodeNames.map((n) => e2e.world.addServer(n));
   edgeServerID = servers[0]!.id;
-  for (const n of nodeNames) await registerNode(client, n);
-  await client.patch(Resources.nodes, "n1", "merge", { metadata: { labels: { role: "edge" } } });
+  for (const n of nodeNames) await registerNode(e2e.client, n);
+  await e2e.client.patch(Resources.nodes, "n1", "merge", { metadata: { labels: { role: "edge" } } });
 }, MINUTE);
-
-afterAll(() => tearDown(manager, [api, world], dir));
 
 const stored = (name: string): Service | undefined => {
   try {
-    return api.store.get(Resources.services, name, ns) as Service;
+    return e2e.api.store.get(Resources.services, name, ns) as Service;
   } catch {
     return undefined;
   }
 };
 const lbOf = (uid: string | undefined): EmulatedLB | undefined =>
-  [...world.hcloud.world.loadBalancers.values()].find((l) => l.labels[SERVICE_UID_LABEL] === uid);
+  [...e2e.world.hcloud.world.loadBalancers.values()].find((l) => l.labels[SERVICE_UID_LABEL] === uid);
 const statusOf = (name: string) => stored(name)?.status?.loadBalancer ?? {};
 const hasIngress = (c: Case) => (statusOf(c.name).ingress ?? []).length > 0 && lbOf(c.w?.uid) !== undefined;
 
@@ -108,7 +94,7 @@ function failure(c: Case): string | undefined {
 async function until(what: string, pending: () => string[], timeoutMs: number) {
   await poll(() => pending().length === 0, { timeoutMs, everyMs: 1_000, message: what }).catch((err) => {
     throw new Error(
-      `${(err as Error).message}; still pending:\n${pending().join("\n")}\nmanager said:\n${manager?.output().slice(-3000)}`,
+      `${(err as Error).message}; still pending:\n${pending().join("\n")}\nmanager said:\n${e2e.manager?.output().slice(-3000)}`,
     );
   });
 }
@@ -120,15 +106,15 @@ describe("every hcloud annotation, one Service each, on the compiled executable"
       const placeholder: RowWorld = {
         certID,
         edgeServerID,
-        net: world.network.id,
+        net: e2e.world.network.id,
         serverCount: nodeNames.length,
         uid: "",
         nodePort: 0,
-        certificates: () => [...world.hcloud.world.certificates.values()],
+        certificates: () => [...e2e.world.hcloud.world.certificates.values()],
       };
       for (const c of cases) {
         const annotations = c.row.atCreation ? c.row.annotations(placeholder) : {};
-        await client.create(
+        await e2e.client.create(
           Resources.services,
           {
             metadata: { name: c.name, namespace: "default", annotations },
@@ -139,9 +125,9 @@ describe("every hcloud annotation, one Service each, on the compiled executable"
         const s = stored(c.name)!;
         c.w = { ...placeholder, uid: s.metadata!.uid!, nodePort: s.spec!.ports![0]!.nodePort! };
       }
-      manager = spawnCollecting(
-        await hcloudManagerCommand(join(dir, "kubeconfig")),
-        world.env({ HCLOUD_LOAD_BALANCERS_LOCATION: "fsn1", HCLOUD_NETWORK_ROUTES_ENABLED: "false" }),
+      e2e.manager = spawnCollecting(
+        await hcloudManagerCommand(e2e.kubeconfig),
+        e2e.world.env({ HCLOUD_LOAD_BALANCERS_LOCATION: "fsn1", HCLOUD_NETWORK_ROUTES_ENABLED: "false" }),
       );
       await until(
         "every Service's load balancer",
@@ -149,7 +135,7 @@ describe("every hcloud annotation, one Service each, on the compiled executable"
         15 * MINUTE,
       );
       for (const c of cases) if (!c.row.atCreation) c.idBefore = lbOf(c.w?.uid)!.id;
-      expect(world.hcloud.world.loadBalancers.size).toBe(cases.length);
+      expect(e2e.world.hcloud.world.loadBalancers.size).toBe(cases.length);
     },
     16 * MINUTE,
   );
@@ -159,7 +145,7 @@ describe("every hcloud annotation, one Service each, on the compiled executable"
     async () => {
       for (const c of cases) {
         if (c.row.atCreation || !c.w) continue;
-        await client.patch(
+        await e2e.client.patch(
           Resources.services,
           c.name,
           "merge",
@@ -173,7 +159,7 @@ describe("every hcloud annotation, one Service each, on the compiled executable"
           return why === undefined ? [] : [`${c.name}: ${why}`];
         });
       await until("every row's check", pending, 15 * MINUTE);
-      expect(world.hcloud.world.loadBalancers.size).toBe(cases.length);
+      expect(e2e.world.hcloud.world.loadBalancers.size).toBe(cases.length);
     },
     16 * MINUTE,
   );
@@ -187,7 +173,7 @@ describe("every hcloud annotation, one Service each, on the compiled executable"
   });
 
   test("no Service got a Warning event", async () => {
-    const events = await client.list<Event>(Resources.events, ns);
+    const events = await e2e.client.list<Event>(Resources.events, ns);
     const names = new Set(cases.map((c) => c.name));
     const warnings = events.items
       .filter((e) => e.type === "Warning" && names.has(e.involvedObject?.name ?? ""))

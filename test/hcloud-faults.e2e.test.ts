@@ -4,24 +4,15 @@
  * several LoadBalancer Services and ends with exactly one load balancer per Service (never two at any moment seen),
  * made by exactly one successful create each, and none left once the Services are deleted.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type KubeClient, Resources } from "../kube/client-types.ts";
+import { beforeAll, expect, test } from "bun:test";
+import { Resources } from "../kube/client-types.ts";
 import type { Service } from "../kube/objects.ts";
 import { SERVICE_UID_LABEL } from "../providers/hcloud/api/load-balancers.ts";
-import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import type { FaultConfig } from "../sandbox/hcloud/faults.ts";
-import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
-import { type HcloudWorld, hcloudManagerCommand, registerNode, startHcloudWorld } from "./support/hcloud.ts";
-import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
+import { hcloudManagerCommand, registerNode, useHcloudE2e } from "./support/hcloud.ts";
+import { poll, spawnCollecting } from "./support/processes.ts";
 
-let api: ApiServer;
-let client: KubeClient;
-let world: HcloudWorld;
-let dir = "";
-let manager: RunningProcess | undefined;
+const e2e = useHcloudE2e("ccm-hcloud-faults-");
 const ns = { namespace: "default" };
 const MINUTE = 60_000;
 const names = ["f-1", "f-2", "f-3", "f-4"];
@@ -30,22 +21,17 @@ const uids = new Map<string, string>();
 let mostPerService = 0;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-faults-"));
-  world = startHcloudWorld();
-  ({ api, client } = await startE2eApiServer(dir));
   for (const n of ["n1", "n2"]) {
-    world.addServer(n);
-    await registerNode(client, n);
+    e2e.world.addServer(n);
+    await registerNode(e2e.client, n);
   }
 }, MINUTE);
 
-afterAll(() => tearDown(manager, [api, world], dir));
-
 /** Through the emulator's control API, as an operator of the sandbox would. */
 async function setFaults(faults: Partial<FaultConfig>): Promise<void> {
-  const answer = await fetch(`${world.hcloud.controlUrl}/faults`, {
+  const answer = await fetch(`${e2e.world.hcloud.controlUrl}/faults`, {
     method: "PUT",
-    headers: { authorization: `Bearer ${world.hcloud.token}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${e2e.world.hcloud.token}`, "content-type": "application/json" },
     body: JSON.stringify(faults),
   });
   if (answer.status !== 200) throw new Error(`PUT /_emulator/faults: ${answer.status} ${await answer.text()}`);
@@ -64,20 +50,21 @@ const stormy = (): Partial<FaultConfig> => ({
   ]),
 });
 
-const lbs = () => [...world.hcloud.world.loadBalancers.values()];
+const lbs = () => [...e2e.world.hcloud.world.loadBalancers.values()];
 const lbsOf = (name: string) => lbs().filter((l) => l.labels[SERVICE_UID_LABEL] === uids.get(name));
 const stored = (name: string): Service | undefined => {
   try {
-    return api.store.get(Resources.services, name, ns) as Service;
+    return e2e.api.store.get(Resources.services, name, ns) as Service;
   } catch {
     return undefined;
   }
 };
 /** Successful creates of load balancers, as the emulator logged them. */
 const madeCount = () =>
-  world.hcloud.calls.writes().filter((w) => w.method === "POST" && w.path === "/v1/load_balancers" && w.status === 201)
-    .length;
-const createCalls = () => world.hcloud.calls.count("POST /v1/load_balancers");
+  e2e.world.hcloud.calls
+    .writes()
+    .filter((w) => w.method === "POST" && w.path === "/v1/load_balancers" && w.status === 201).length;
+const createCalls = () => e2e.world.hcloud.calls.count("POST /v1/load_balancers");
 
 async function until(what: string, check: () => boolean, timeoutMs = 8 * MINUTE) {
   const sampled = () => {
@@ -85,7 +72,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 8 * MINUTE)
     return check();
   };
   await poll(sampled, { timeoutMs, everyMs: 250, message: what }).catch((err) => {
-    throw new Error(`${(err as Error).message}\nmanager said:\n${manager?.output().slice(-3000)}`);
+    throw new Error(`${(err as Error).message}\nmanager said:\n${e2e.manager?.output().slice(-3000)}`);
   });
 }
 
@@ -94,7 +81,7 @@ test(
   async () => {
     await setFaults(stormy());
     for (const name of names) {
-      await client.create(
+      await e2e.client.create(
         Resources.services,
         {
           metadata: { name, namespace: "default" },
@@ -104,9 +91,9 @@ test(
       );
       uids.set(name, stored(name)!.metadata!.uid!);
     }
-    manager = spawnCollecting(
-      await hcloudManagerCommand(join(dir, "kubeconfig")),
-      world.env({ HCLOUD_LOAD_BALANCERS_LOCATION: "fsn1", HCLOUD_NETWORK_ROUTES_ENABLED: "false" }),
+    e2e.manager = spawnCollecting(
+      await hcloudManagerCommand(e2e.kubeconfig),
+      e2e.world.env({ HCLOUD_LOAD_BALANCERS_LOCATION: "fsn1", HCLOUD_NETWORK_ROUTES_ENABLED: "false" }),
     );
     const ready = (n: string) =>
       (stored(n)?.status?.loadBalancer?.ingress ?? []).length > 0 && lbsOf(n)[0]?.targets.length === 2;
@@ -126,7 +113,7 @@ test(
     const before = names.map((n) => lbsOf(n)[0]?.id ?? -1);
     await setFaults(stormy());
     for (const name of names) {
-      await client.patch(
+      await e2e.client.patch(
         Resources.services,
         name,
         "merge",
@@ -147,7 +134,7 @@ test(
   "deleted under the same faults: no load balancer left, none made again",
   async () => {
     await setFaults(stormy());
-    for (const name of names) await client.delete(Resources.services, name, ns);
+    for (const name of names) await e2e.client.delete(Resources.services, name, ns);
     await until(
       "no load balancer and no Service left",
       () => lbs().length === 0 && names.every((n) => stored(n) === undefined),
@@ -160,7 +147,7 @@ test(
 test("the faults were met: 429, 423 and 5xx answers to load balancer calls; never two load balancers for a Service", async () => {
   await setFaults({});
   const statuses = new Set(
-    world.hcloud.calls
+    e2e.world.hcloud.calls
       .writes()
       .filter((w) => w.path.startsWith("/v1/load_balancers"))
       .map((w) => w.status),

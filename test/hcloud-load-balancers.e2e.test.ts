@@ -4,51 +4,34 @@
  * same IP, nothing deleted or created — then follows an annotation change, refuses an invalid annotation with a
  * Warning event naming it, and goes when the Service is deleted.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type KubeClient, Resources } from "../kube/client-types.ts";
+import { expect, test } from "bun:test";
+import { Resources } from "../kube/client-types.ts";
 import type { KubeObject, Node, Service } from "../kube/objects.ts";
 import { Taints } from "../kube/well-known.ts";
-import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { createLoadBalancer } from "../sandbox/hcloud/state/load-balancers.ts";
-import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
-import { type HcloudWorld, hcloudManagerCommand, registerNode, startHcloudWorld } from "./support/hcloud.ts";
-import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
+import { hcloudManagerCommand, registerNode, useHcloudE2e } from "./support/hcloud.ts";
+import { poll, spawnCollecting } from "./support/processes.ts";
 
-let api: ApiServer;
-let client: KubeClient;
-let world: HcloudWorld;
-let dir = "";
-let manager: RunningProcess | undefined;
+const e2e = useHcloudE2e("ccm-hcloud-lb-");
 const ns = { namespace: "default" };
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "ccm-hcloud-lb-"));
-  world = startHcloudWorld();
-  ({ api, client } = await startE2eApiServer(dir));
-}, 60_000);
-
-afterAll(() => tearDown(manager, [api, world], dir));
 
 const service = (): Service | undefined => {
   try {
-    return api.store.get(Resources.services, "web", ns) as Service;
+    return e2e.api.store.get(Resources.services, "web", ns) as Service;
   } catch {
     return undefined;
   }
 };
-const lbs = () => [...world.hcloud.world.loadBalancers.values()];
+const lbs = () => [...e2e.world.hcloud.world.loadBalancers.values()];
 const until = (what: string, check: () => boolean) =>
   poll(check, { timeoutMs: 90_000, message: what }).catch((err) => {
-    throw new Error(`${(err as Error).message}\nmanager said:\n${manager?.output().slice(-3000)}`);
+    throw new Error(`${(err as Error).message}\nmanager said:\n${e2e.manager?.output().slice(-3000)}`);
   });
 
 test("a load balancer in hccm's shape is adopted in place: same ID, same IP, nothing deleted or created", async () => {
-  const servers = ["lb-node-1", "lb-node-2"].map((name) => world.addServer(name));
-  for (const s of servers) await registerNode(client, s.name);
-  await client.create(
+  const servers = ["lb-node-1", "lb-node-2"].map((name) => e2e.world.addServer(name));
+  for (const s of servers) await registerNode(e2e.client, s.name);
+  await e2e.client.create(
     Resources.services,
     {
       metadata: { name: "web", namespace: "default" },
@@ -59,7 +42,7 @@ test("a load balancer in hccm's shape is adopted in place: same ID, same IP, not
   const uid = service()!.metadata!.uid!;
   const nodePort = service()!.spec!.ports![0]!.nodePort!;
   // What hccm left: its name (`a` + the UID without dashes, 32 characters), its label, a TCP listener, the servers.
-  const { loadBalancer: before } = createLoadBalancer(world.hcloud.world, {
+  const { loadBalancer: before } = createLoadBalancer(e2e.world.hcloud.world, {
     name: `a${uid.replaceAll("-", "")}`.slice(0, 32),
     load_balancer_type: "lb11",
     location: "fsn1",
@@ -67,22 +50,24 @@ test("a load balancer in hccm's shape is adopted in place: same ID, same IP, not
     services: [{ protocol: "tcp", listen_port: 80, destination_port: nodePort }],
     targets: servers.map((s) => ({ type: "server" as const, server: { id: s.id } })),
   });
-  world.hcloud.calls.reset();
+  e2e.world.hcloud.calls.reset();
 
-  manager = spawnCollecting(await hcloudManagerCommand(join(dir, "kubeconfig")), world.env());
+  e2e.manager = spawnCollecting(await hcloudManagerCommand(e2e.kubeconfig), e2e.world.env());
   await until("the Service's ingress", () => (service()?.status?.loadBalancer?.ingress ?? []).length > 0);
   expect(lbs().map((l) => l.id)).toEqual([before.id]);
   expect((service()!.status!.loadBalancer!.ingress ?? []).map((i) => i.ip)).toContain(before.public_net.ipv4.ip);
-  const writes = world.hcloud.calls.writes().map((w) => `${w.method} ${w.path}`);
+  const writes = e2e.world.hcloud.calls.writes().map((w) => `${w.method} ${w.path}`);
   expect(writes.filter((w) => /^(POST|DELETE) \/v1\/load_balancers(\/\d+)?$/.test(w))).toEqual([]);
   const initialised = (name: string) =>
-    !((api.store.get(Resources.nodes, name) as Node).spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
+    !((e2e.api.store.get(Resources.nodes, name) as Node).spec?.taints ?? []).some(
+      (t) => t.key === Taints.uninitialized,
+    );
   await until("nodes initialised", () => servers.every((s) => initialised(s.name)));
 }, 180_000);
 
 test("an annotation change is applied to the same load balancer", async () => {
   const id = lbs()[0]!.id;
-  await client.patch(
+  await e2e.client.patch(
     Resources.services,
     "web",
     "merge",
@@ -96,7 +81,7 @@ test("an annotation change is applied to the same load balancer", async () => {
 test("an invalid annotation is a Warning event naming it and its value; the load balancer is left as it is", async () => {
   const shape = () => JSON.stringify(lbs().map((l) => [l.id, l.services]));
   const before = shape();
-  await client.patch(
+  await e2e.client.patch(
     Resources.services,
     "web",
     "merge",
@@ -104,7 +89,7 @@ test("an invalid annotation is a Warning event naming it and its value; the load
     ns,
   );
   const named = () =>
-    api.store
+    e2e.api.store
       .list<KubeObject & { type?: string; message?: string; note?: string }>(Resources.events, ns)
       .items.some(
         (e) =>
@@ -117,14 +102,14 @@ test("an invalid annotation is a Warning event naming it and its value; the load
 }, 120_000);
 
 test("the Service deleted, its load balancer goes", async () => {
-  await client.patch(
+  await e2e.client.patch(
     Resources.services,
     "web",
     "json",
     [{ op: "remove", path: "/metadata/annotations/load-balancer.hetzner.cloud~1health-check-retries" }],
     ns,
   );
-  await client.delete(Resources.services, "web", ns);
+  await e2e.client.delete(Resources.services, "web", ns);
   await until("no load balancer", () => lbs().length === 0);
   await until("the Service gone", () => service() === undefined);
 }, 120_000);

@@ -3,15 +3,22 @@
  * the shape hccm's users have (network `k8s` 10.0.0.0/16 with subnet 10.0.1.0/24, servers attached to it), the
  * environment hccm's Deployment sets (pointed at the emulators), hccm's flags, and a kubelet's registration.
  */
+import { afterAll, beforeAll } from "bun:test";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type KubeClient, Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import { Taints } from "../../kube/well-known.ts";
+import type { ApiServer } from "../../sandbox/apiserver/server.ts";
 import { type HcloudEmulator, startHcloudEmulator } from "../../sandbox/hcloud/server.ts";
 import { createNetwork } from "../../sandbox/hcloud/state/networks.ts";
 import { createServer } from "../../sandbox/hcloud/state/servers.ts";
 import type { Network, Server } from "../../sandbox/hcloud/state/types.ts";
 import { type RobotEmulator, startRobotEmulator } from "../../sandbox/hrobot/server.ts";
+import { startE2eApiServer, tearDown } from "./apiserver.ts";
 import { executable } from "./executables.ts";
+import type { RunningProcess } from "./processes.ts";
 import { setNodeReady } from "./proxmox.ts";
 
 export const hcloudToken = "e2e-hcloud-token-0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -92,4 +99,33 @@ export async function registerNode(client: KubeClient, name: string, podCIDR?: s
     },
   } satisfies Node);
   await setNodeReady(client, name, "True");
+}
+
+/** What the tests of an hcloud e2e file share; filled by `useHcloudE2e`'s `beforeAll`. */
+export interface HcloudE2e {
+  readonly api: ApiServer;
+  /** An unthrottled client for the test's own reads and writes. */
+  readonly client: KubeClient;
+  readonly world: HcloudWorld;
+  /** `<dir>/kubeconfig`, the file the manager is pointed at. */
+  readonly kubeconfig: string;
+  /** The manager a test started; killed after the file's tests. */
+  manager?: RunningProcess;
+}
+
+/**
+ * Registers an hcloud e2e file's hooks; call at the top level. Before all tests: a fresh folder `<tmp>/<prefix>…`,
+ * the hcloud world and the API emulator with its client (a file's own `beforeAll` registered after this call runs
+ * after it). After them: `tearDown` — the manager killed, the emulators stopped, the folder removed.
+ */
+export function useHcloudE2e(prefix: string): HcloudE2e {
+  const e2e = {} as { -readonly [K in keyof HcloudE2e]: HcloudE2e[K] };
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+    e2e.world = startHcloudWorld();
+    Object.assign(e2e, await startE2eApiServer(dir));
+  }, 60_000);
+  afterAll(() => tearDown(e2e.manager, [e2e.api, e2e.world], dir));
+  return e2e;
 }
