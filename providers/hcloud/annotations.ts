@@ -32,7 +32,11 @@ import { type HcloudConfig, hcloudConfigSchema } from "./config.ts";
 
 export type LoadBalancerDefaults = HcloudConfig["loadBalancers"];
 
-const key = (name: string) => `load-balancer.hetzner.cloud/${name}`;
+/** The prefix of every annotation hccm reads on a Service. */
+export const annotationPrefix = "load-balancer.hetzner.cloud/";
+/** The whole key of the annotation `name`, e.g. `load-balancer.hetzner.cloud/type`. */
+export const annotationKey = (name: string): string => `${annotationPrefix}${name}`;
+const key = annotationKey;
 const PROTOCOLS = ["tcp", "http", "https"] as const;
 const NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
 

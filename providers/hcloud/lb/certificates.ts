@@ -4,11 +4,9 @@
  * label (created for `http-managed-certificate-domains` when there is none, unless only previewing).
  */
 import type { CallContext } from "../../cloud.ts";
-import type { HcloudAnnotationValues } from "../annotations.ts";
+import { type HcloudAnnotationValues, annotationKey as key } from "../annotations.ts";
 import { SERVICE_UID_LABEL } from "../api/load-balancers.ts";
 import { LoadBalancerSpecError } from "./desired.ts";
-
-const key = (name: string) => `load-balancer.hetzner.cloud/${name}`;
 
 /** Certificates as the https listeners need them (`HcloudCertificates` has these). */
 export interface HcloudCertificatesApi {

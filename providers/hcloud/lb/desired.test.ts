@@ -1,12 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import type { Node, Service } from "../../../kube/objects.ts";
-import { hcloudAnnotations } from "../annotations.ts";
+import { annotationPrefix as A, hcloudAnnotations } from "../annotations.ts";
 import { hcloudConfigSchema } from "../config.ts";
 import { addresses, node, providerID } from "../testing.ts";
 import { type DesiredInput, type DesiredLoadBalancer, desiredLoadBalancer } from "./desired.ts";
-
-const A = "load-balancer.hetzner.cloud/";
 
 interface Case {
   readonly annotations?: Record<string, string>;

@@ -10,13 +10,11 @@ import type { Node, Service } from "../../../kube/objects.ts";
 import { formatCIDR } from "../../../net/cidr.ts";
 import { formatIP } from "../../../net/ip.ts";
 import { defaultLoadBalancerName } from "../../cloud.ts";
-import type { HcloudAnnotationValues } from "../annotations.ts";
+import { type HcloudAnnotationValues, annotationKey as key } from "../annotations.ts";
 import type { HealthCheckBody, ServiceBody, TargetBody } from "../api/load-balancers.ts";
 import type { RobotServer } from "../api/robot.ts";
 import type { HcloudConfig } from "../config.ts";
 import { tryParseProviderID } from "../provider-id.ts";
-
-const key = (name: string) => `load-balancer.hetzner.cloud/${name}`;
 
 export interface DesiredInput {
   readonly service: Service;

@@ -10,6 +10,7 @@ import { selfSignedTls } from "../../../sandbox/apiserver/tls.ts";
 import type { LoadBalancer as EmulatedLB } from "../../../sandbox/hcloud/state/types.ts";
 import { createNetwork, createServer } from "../../../sandbox/hcloud/testing.ts";
 import type { CallContext } from "../../cloud.ts";
+import { annotationPrefix } from "../annotations.ts";
 import { HcloudCertificates } from "../api/certificates.ts";
 import type { HcloudTransport } from "../api/client.ts";
 import { HcloudLoadBalancers } from "../api/load-balancers.ts";
@@ -19,7 +20,7 @@ import { networkRef } from "../network.ts";
 import { type Emulators, node, providerID, startEmulators } from "../testing.ts";
 
 export const ctx: CallContext = { signal: new AbortController().signal };
-export const A = "load-balancer.hetzner.cloud/";
+export const A = annotationPrefix;
 export const UID = "11111111-2222-3333-4444-555555555555";
 /** Kubernetes' default name for the Service with `UID`. */
 export const DEFAULT_NAME = `a${UID.replaceAll("-", "")}`.slice(0, 32);
