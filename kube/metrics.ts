@@ -6,8 +6,9 @@
  * - `rest_client_requests_total{code,method,host}`: every answer, `code` the HTTP status or `<error>` when none came
  *   (a refused connection, a timeout, an abort).
  * - `rest_client_request_duration_seconds{verb,host}`: from the request leaving to the response headers.
- * - `rest_client_rate_limiter_duration_seconds{verb,host}`: the wait in the client-side token bucket
- *   (`--kube-api-qps`/`--kube-api-burst`); throttling made visible.
+ * - `rest_client_rate_limiter_duration_seconds{verb,host}`: the wait before a request may go (kube/pacing.ts): in
+ *   the token bucket of `--kube-api-qps`/`--kube-api-burst`, or, when the API server's flow control paces us, for a
+ *   slot and any pause a 429's `Retry-After` set; throttling made visible.
  *
  * `host` is the API server's `host:port`; `method` and `verb` are the HTTP method. The registry is injected: no
  * module-level registration.

@@ -32,7 +32,7 @@ export async function poll(
 export interface ManagerOptions {
   /** Run `<provider>-cloud-controller-manager` instead of the all-in-one with `--cloud-provider=sandbox`. */
   readonly provider?: string | undefined;
-  /** `--cluster-cidr` (default the sandbox's 10.128.0.0/9); `""` leaves the flag out. */
+  /** `--cluster-cidr` (default 10.128.0.0/9, the IPv4 half of the sandbox's); `""` leaves the flag out. */
   readonly clusterCIDR?: string | undefined;
 }
 
