@@ -20,14 +20,19 @@ describe("the loadBalancerClass fields of a cloud-config", () => {
   test("names every bad class, a repeated one and a non-boolean classless", () => {
     expect(configProblems(() => parse({ classes: ["Example.com/x", "a/-b", "ok", 7], classless: "no" }))).toEqual({
       "classes[0]":
-        "must be a valid spec.loadBalancerClass: an optional DNS-name prefix and '/', then at most 63 letters, digits, '-', '_' or '.' (example.com/internal)",
+        "must be a valid spec.loadBalancerClass such as example.com/internal: prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
       "classes[1]":
-        "must be a valid spec.loadBalancerClass: an optional DNS-name prefix and '/', then at most 63 letters, digits, '-', '_' or '.' (example.com/internal)",
+        "must be a valid spec.loadBalancerClass such as example.com/internal: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
       "classes[3]": "must be a class name such as example.com/internal",
       classless: "must be true or false (serve Services that name no loadBalancerClass)",
     });
     expect(configProblems(() => parse({ classes: ["a", "a"] }))).toEqual({ classes: "must not name a class twice" });
-    expect(configProblems(() => parse({ classes: [`x/${"n".repeat(64)}`] }))).toHaveProperty(["classes[0]"]);
+    expect(configProblems(() => parse({ classes: [`x/${"n".repeat(64)}`, "/x"] }))).toEqual({
+      "classes[0]":
+        "must be a valid spec.loadBalancerClass such as example.com/internal: name part must be no more than 63 characters",
+      "classes[1]":
+        "must be a valid spec.loadBalancerClass such as example.com/internal: prefix part must be non-empty",
+    });
   });
 
   test.each([

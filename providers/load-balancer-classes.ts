@@ -4,6 +4,7 @@
  * cloud-config fields a provider declares its classes with.
  */
 import * as v from "valibot";
+import { problemsText, qualifiedName } from "../config/kube-names.ts";
 import type { Service } from "../kube/objects.ts";
 import type { LoadBalancerClasses } from "./cloud.ts";
 
@@ -27,16 +28,12 @@ export function foreignClass(svc: Service, classes: LoadBalancerClasses | undefi
 export const servesClass = (svc: Service, classes: LoadBalancerClasses | undefined): boolean =>
   foreignClass(svc, classes) === undefined;
 
-// Kubernetes validates `spec.loadBalancerClass` as a qualified name: an optional DNS-subdomain prefix and `/`, then
-// at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-
-function isQualifiedName(s: string): boolean {
-  const slash = s.indexOf("/");
-  if (slash < 0) return NAME.test(s);
-  const prefix = s.slice(0, slash);
-  return prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix) && NAME.test(s.slice(slash + 1));
+/** Why `name` is not a class Kubernetes would accept (`spec.loadBalancerClass` is a qualified name), in its words. */
+function classProblem(name: string): string | undefined {
+  const problems = qualifiedName(name);
+  return problems.length === 0
+    ? undefined
+    : `must be a valid spec.loadBalancerClass such as example.com/internal: ${problemsText(problems)}`;
 }
 
 /**
@@ -50,8 +47,8 @@ export const loadBalancerClassFields = {
         v.pipe(
           v.string("must be a class name such as example.com/internal"),
           v.check(
-            isQualifiedName,
-            "must be a valid spec.loadBalancerClass: an optional DNS-name prefix and '/', then at most 63 letters, digits, '-', '_' or '.' (example.com/internal)",
+            (name) => classProblem(name) === undefined,
+            (issue) => classProblem(String(issue.input)) ?? "must be a valid spec.loadBalancerClass",
           ),
         ),
         "must be a list of class names such as [example.com/internal]",

@@ -5,6 +5,7 @@
  * instead of silently selecting no Node.
  */
 
+import { labelValue, problemsText, qualifiedName } from "../../config/kube-names.ts";
 import {
   type LabelRequirement,
   readRequirement,
@@ -18,23 +19,6 @@ export interface NodeSelector {
   matches(labels: Readonly<Record<string, string>>): boolean;
 }
 
-const NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
-const PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
-
-function keyProblem(key: string): string | undefined {
-  const slash = key.lastIndexOf("/");
-  const prefix = slash < 0 ? undefined : key.slice(0, slash);
-  const name = slash < 0 ? key : key.slice(slash + 1);
-  if (prefix !== undefined && (prefix.length > 253 || !PREFIX.test(prefix))) {
-    return `the key ${JSON.stringify(key)} has a prefix that is not a DNS subdomain`;
-  }
-  if (!NAME.test(name)) {
-    return `the key ${JSON.stringify(key)} is not a label name (up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)`;
-  }
-  return undefined;
-}
-
 function requirement(text: string): LabelRequirement | string {
   const req = readRequirement(text);
   if (!req) {
@@ -43,12 +27,19 @@ function requirement(text: string): LabelRequirement | string {
   if ((req.op === "in" || req.op === "notin") && req.values.length === 0) {
     return `${JSON.stringify(text)} has an empty set of values`;
   }
-  const bad = keyProblem(req.key);
-  if (bad) return bad;
+  const keyProblems = qualifiedName(req.key);
+  if (keyProblems.length > 0) {
+    return `the key ${JSON.stringify(req.key)} is not a label key: ${problemsText(keyProblems)}`;
+  }
+  const numeric = req.op === ">" || req.op === "<";
   for (const value of req.values) {
-    const numeric = req.op === ">" || req.op === "<";
-    if (numeric ? !/^-?\d+$/.test(value) : value.length > 63 || !VALUE.test(value)) {
-      return `${JSON.stringify(value)} in ${JSON.stringify(text)} is not ${numeric ? "an integer" : "a label value"}`;
+    if (numeric) {
+      if (!/^-?\d+$/.test(value)) return `${JSON.stringify(value)} in ${JSON.stringify(text)} is not an integer`;
+      continue;
+    }
+    const valueProblems = labelValue(value);
+    if (valueProblems.length > 0) {
+      return `${JSON.stringify(value)} in ${JSON.stringify(text)} is not a label value: ${problemsText(valueProblems)}`;
     }
   }
   return req;
