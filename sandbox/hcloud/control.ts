@@ -1,6 +1,6 @@
 /**
  * The emulator's control API under `/_emulator` (not part of Hetzner's): faults, the rate-limit bucket, settings
- * (action duration, the legacy `datacenter` field) and the call counters. It needs the same token, is never
+ * (action duration, the legacy `datacenter` field, load balancer types' deprecation) and the call counters. It needs the same token, is never
  * faulted, rate limited or counted, so a test can always reach it.
  */
 import * as v from "valibot";
@@ -18,9 +18,15 @@ export const rateLimitSchema = v.strictObject({
   perHour: v.exactOptional(count),
 });
 
+const isoTime = v.pipe(v.string(), v.isoTimestamp("must be an ISO-8601 time such as 2026-01-01T00:00:00+00:00"));
+
 export const settingsSchema = v.strictObject({
   actionDurationMs: v.exactOptional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3_600_000))),
   legacyDatacenter: v.exactOptional(v.boolean()),
+  /** By type name: the `deprecation` the API sends for it from now on; null ends it. Other types are left as they are. */
+  loadBalancerTypeDeprecations: v.exactOptional(
+    v.record(v.string(), v.nullable(v.strictObject({ announced: isoTime, unavailable_after: isoTime }))),
+  ),
 });
 
 export interface ControlDeps {
@@ -31,7 +37,11 @@ export interface ControlDeps {
 }
 
 export function controlEndpoints({ world, faults, bucket, calls }: ControlDeps): Endpoint[] {
-  const settings = () => ({ actionDurationMs: world.actions.durationMs, legacyDatacenter: world.legacyDatacenter });
+  const settings = () => ({
+    actionDurationMs: world.actions.durationMs,
+    legacyDatacenter: world.legacyDatacenter,
+    loadBalancerTypeDeprecations: Object.fromEntries(world.loadBalancerTypeDeprecations),
+  });
   return [
     { method: "GET", route: "/faults", handle: () => json({ faults: faults.get() }) },
     {
@@ -57,6 +67,10 @@ export function controlEndpoints({ world, faults, bucket, calls }: ControlDeps):
         const body = await bodyOf(call, settingsSchema);
         if (body.actionDurationMs !== undefined) world.actions.durationMs = body.actionDurationMs;
         if (body.legacyDatacenter !== undefined) world.legacyDatacenter = body.legacyDatacenter;
+        for (const [name, deprecation] of Object.entries(body.loadBalancerTypeDeprecations ?? {})) {
+          if (deprecation === null) world.loadBalancerTypeDeprecations.delete(name);
+          else world.loadBalancerTypeDeprecations.set(name, deprecation);
+        }
         return json({ settings: settings() });
       },
     },

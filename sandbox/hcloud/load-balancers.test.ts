@@ -245,3 +245,35 @@ describe("load balancers", () => {
     expect((await h.call("GET", `/load_balancers/${id}`)).status).toBe(404);
   });
 });
+
+describe("load balancer types' deprecation", () => {
+  const phasedOut = { announced: "2026-09-01T00:00:00+00:00", unavailable_after: "2026-12-01T00:00:00+00:00" };
+
+  test("a type is sent with deprecation null until the settings phase it out; then in the catalogue and inside its load balancers", async () => {
+    const id = await createLb();
+    const lbType = async () => (await h.call("GET", `/load_balancers/${id}`)).body.load_balancer.load_balancer_type;
+    expect(await lbType()).toMatchObject({ name: "lb11", deprecated: null, deprecation: null });
+
+    const set = await h.call("PUT", "/_emulator/settings", { loadBalancerTypeDeprecations: { lb11: phasedOut } });
+    expect(set.body.settings.loadBalancerTypeDeprecations).toEqual({ lb11: phasedOut });
+    expect(await lbType()).toMatchObject({ name: "lb11", deprecated: phasedOut.announced, deprecation: phasedOut });
+    const listed = (await h.call("GET", "/load_balancer_types")).body.load_balancer_types;
+    expect(listed.map((t: { name: string; deprecation: unknown }) => [t.name, t.deprecation])).toEqual([
+      ["lb11", phasedOut],
+      ["lb21", null],
+      ["lb31", null],
+    ]);
+    expect((await h.call("GET", "/load_balancer_types/1")).body.load_balancer_type.deprecation).toEqual(phasedOut);
+
+    await h.call("PUT", "/_emulator/settings", { loadBalancerTypeDeprecations: { lb11: null } });
+    expect(await lbType()).toMatchObject({ deprecated: null, deprecation: null });
+  });
+
+  test.each([
+    ["a time that is not ISO-8601", { lb11: { announced: "soon", unavailable_after: phasedOut.unavailable_after } }],
+    ["a field the API does not have", { lb11: { ...phasedOut, reason: "old" } }],
+  ])("the settings refuse %s", async (_what, loadBalancerTypeDeprecations) => {
+    const answer = await h.call("PUT", "/_emulator/settings", { loadBalancerTypeDeprecations });
+    expect(answer.body.error.code).toBe("invalid_input");
+  });
+});

@@ -43,7 +43,16 @@ export interface LoadBalancerType {
   max_services: number;
   max_targets: number;
   max_assigned_certificates: number;
+  /** Legacy: when the deprecation was announced (ISO-8601), or null; the API keeps it beside `deprecation`. */
   deprecated: string | null;
+  /** Set while the type is being phased out: new load balancers of it can be ordered until `unavailable_after`. */
+  deprecation: Deprecation | null;
+}
+
+/** The API's deprecation object (load balancer, server types, images): two ISO-8601 times. */
+export interface Deprecation {
+  announced: string;
+  unavailable_after: string;
 }
 
 const loc = (
@@ -126,6 +135,7 @@ const lbt = (id: number, name: string, services: number, targets: number, certs:
   max_targets: targets,
   max_assigned_certificates: certs,
   deprecated: null,
+  deprecation: null,
 });
 
 export const loadBalancerTypes: readonly LoadBalancerType[] = [

@@ -241,6 +241,7 @@ function checkPublicInterface(lb: LoadBalancer, enabled: boolean): void {
 export function loadBalancerView(world: World, lb: LoadBalancer): Record<string, unknown> {
   return {
     ...structuredClone(lb),
+    load_balancer_type: world.loadBalancerTypeView(lb.load_balancer_type),
     targets: lb.targets.map((t) => targetView(world, lb, t)),
     outgoing_traffic: 0,
     ingoing_traffic: 0,

@@ -7,6 +7,7 @@ import type { Random } from "../../cloud/random.ts";
 import { type Action, Actions, type ResourceRef } from "../actions.ts";
 import { notFound } from "../errors.ts";
 import type { Faults } from "../faults.ts";
+import type { Deprecation, LoadBalancerType } from "./catalog.ts";
 import type { Certificate, LoadBalancer, Network, Server } from "./types.ts";
 
 export interface WorldOptions {
@@ -30,6 +31,8 @@ export class World {
   readonly faults: Faults;
   readonly random: Random;
   legacyDatacenter: boolean;
+  /** Load balancer types being phased out in this project's view, by name (the control API's settings set them). */
+  readonly loadBalancerTypeDeprecations = new Map<string, Deprecation>();
   #nextId = 1;
   #nextAddress = 1;
 
@@ -39,6 +42,12 @@ export class World {
     this.random = options.random;
     this.actions = new Actions(options.now, options.actionDurationMs);
     this.legacyDatacenter = options.legacyDatacenter ?? false;
+  }
+
+  /** A load balancer type as the API sends it, alone or inside a load balancer: with its deprecation, if any. */
+  loadBalancerTypeView(type: LoadBalancerType): LoadBalancerType {
+    const deprecation = this.loadBalancerTypeDeprecations.get(type.name);
+    return { ...type, deprecated: deprecation?.announced ?? null, deprecation: deprecation ?? null };
   }
 
   /** IDs are shared by every kind, as numbers never reused, so a test never confuses two resources. */
