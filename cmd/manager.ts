@@ -158,6 +158,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           keyFile: options.serving.keyFile || undefined,
           client,
           alwaysAllowPaths: options.serving.alwaysAllowPaths,
+          profiling: options.serving.profiling,
           checks,
           registry,
           logger: logger.withTag("serving"),

@@ -166,8 +166,8 @@ describe("buildOptions", () => {
     ],
     [
       "a bad value of a compatibility-only flag",
-      ["--profiling=maybe"],
-      '--profiling must be true or false, got "maybe"',
+      ["--contention-profiling=maybe"],
+      '--contention-profiling must be true or false, got "maybe"',
     ],
     ["an unknown feature gate", ["--feature-gates=Nope=true"], "--feature-gates must be Name=true|false pairs"],
     [
@@ -238,8 +238,8 @@ describe("buildOptions", () => {
   });
 
   test("lists compatibility-only flags that were given", () => {
-    const r = optionsFor("--allocate-node-cidrs=true", "--profiling=false");
-    expect(r.ok && r.ignored).toEqual(["allocate-node-cidrs", "profiling"]);
+    const r = optionsFor("--allocate-node-cidrs=true", "--contention-profiling=true");
+    expect(r.ok && r.ignored).toEqual(["allocate-node-cidrs", "contention-profiling"]);
   });
 });
 

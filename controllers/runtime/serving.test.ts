@@ -73,6 +73,9 @@ describe("serving with delegated auth", () => {
     ["/healthz/ping", "admin-token", 200],
     ["/configz", "alice-token", 403],
     ["/nothing-here", "admin-token", 404],
+    // --profiling=false: the heap's paths are not served, as upstream's /debug/pprof/ (heap-debug.test.ts: on).
+    ["/debug/heap/stats", "admin-token", 404],
+    ["/debug/heap/snapshot", "admin-token", 404],
   ])("%s with token %s answers %i", async (path, token, status) => {
     const response = await get(serving, path, token);
     expect(response.status).toBe(status);

@@ -1,6 +1,7 @@
 /**
- * The manager's HTTPS endpoint (`--bind-address`, `--secure-port`): health checks, Prometheus metrics and any extra
- * routes (e.g. `/configz`), behind delegated authentication and authorisation (`delegated-auth.ts`).
+ * The manager's HTTPS endpoint (`--bind-address`, `--secure-port`): health checks, Prometheus metrics, with
+ * `profiling` the heap's figures and snapshots (`/debug/heap/*`, `heap-debug.ts`), and any extra routes (e.g.
+ * `/configz`), behind delegated authentication and authorisation (`delegated-auth.ts`).
  *
  * `port: 0` listens on a random free port (tests). The flag's meaning of 0 — no server at all — is the caller's:
  * it simply does not call `startServing`.
@@ -18,6 +19,7 @@ import type { KubeClient } from "../../kube/client-types.ts";
 import { type Now, type SetTimer, systemClock } from "./clock.ts";
 import { createDelegatedAuth, DEFAULT_ALWAYS_ALLOW_PATHS } from "./delegated-auth.ts";
 import { type HealthCheck, handleHealth, pingCheck } from "./healthz.ts";
+import { heapDebugRoutes } from "./heap-debug.ts";
 import { loadServingCert, type ServingCert } from "./self-signed.ts";
 
 export type RouteHandler = (request: Request) => Response | Promise<Response>;
@@ -39,6 +41,8 @@ export interface ServingOptions {
   /** Served at `/healthz`, `/readyz`, `/livez` and `/<endpoint>/<name>`; `ping` is added first. */
   readonly checks: readonly HealthCheck[];
   readonly registry: Registry;
+  /** `--profiling`: serve `/debug/heap/stats` and `/debug/heap/snapshot` (guarded like `/metrics`); off ⇒ 404. */
+  readonly profiling?: boolean;
   /** More guarded routes by exact path, e.g. `/configz`. */
   readonly routes?: Readonly<Record<string, RouteHandler>>;
   readonly logger: ConsolaInstance;
@@ -96,6 +100,7 @@ export const startServing = async (options: ServingOptions): Promise<Serving> =>
       new Response(await registry.metrics(), {
         headers: { "content-type": registry.contentType, "cache-control": "no-cache, private" },
       }),
+    ...(options.profiling ? heapDebugRoutes() : {}),
     ...options.routes,
   };
 
