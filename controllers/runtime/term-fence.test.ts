@@ -49,6 +49,37 @@ describe("term fence", () => {
     expect(fence.inFlight()).toBe(0);
   });
 
+  // The SIGTERM path CI once saw escape: after close(), a write refused (an event, a Service status patch) aborted the
+  // writes in flight, drain() found none and the lease went to the standby while the cloud still ran the aborted one.
+  test("a write refused after close() leaves the writes in flight running: drain() still waits for their answers", async () => {
+    const { clock, fence } = setup();
+    const put = fence.enter("PUT /load-balancers/a");
+    fence.close("the manager is stopping");
+    expect(() => fence.enter("POST /events")).toThrow("POST /events refused: the manager is stopping");
+    expect(put.signal.aborted).toBeFalse();
+    expect(fence.inFlight()).toBe(1);
+    let drained: boolean | undefined;
+    const draining = fence.drain(10_000).then((ok) => {
+      drained = ok;
+    });
+    await clock.advance(1_200);
+    expect(drained).toBeUndefined();
+    put.end();
+    await draining;
+    expect(drained).toBeTrue();
+  });
+
+  test("a term lost after close() still aborts the writes in flight", () => {
+    let reason: string | undefined;
+    const { fence } = setup(() => reason);
+    const put = fence.enter("PUT /load-balancers/a");
+    fence.close("the manager is stopping");
+    reason = "the lease is held by b";
+    expect(() => fence.enter("POST /events")).toThrow("POST /events refused: the lease is held by b");
+    expect(put.signal.aborted).toBeTrue();
+    expect(put.signal.reason).toBeInstanceOf(TermOverError);
+  });
+
   test("drain() gives up after its bound, false, and aborts the writes still in flight", async () => {
     const { clock, fence } = setup();
     const a = fence.enter("PUT /a");

@@ -3,9 +3,11 @@
  * call of the term's controllers and provider goes through it, so:
  *
  * - a write is refused, synchronously at the write, once `over()` names a reason (another holder, the renew deadline
- *   passed on the wall clock) or the term was ended; the first refusal ends the term;
+ *   passed on the wall clock) or the term was ended; such a refusal ends the term, aborting the writes in flight;
  * - `close()` (SIGTERM) refuses new writes but lets those in flight run to their answer, and `drain()` waits for
- *   them, bounded, so the lease is released only after the last write of the term has landed.
+ *   them, bounded, so the lease is released only after the last write of the term has landed. A write refused
+ *   because of `close()` alone (an event, a status patch of a worker finishing) must not abort the others: an abort
+ *   does not unsend a request, so the cloud would still apply it after the lease went to the standby.
  */
 import { type FencedWrite, TermOverError, type WriteFence } from "../../kube/write-fence.ts";
 import type { Sleep } from "./clock.ts";
@@ -17,7 +19,10 @@ export interface TermFenceOptions {
 }
 
 export interface TermFence extends WriteFence {
-  /** No new write may begin (they throw `TermOverError` naming `reason`); writes in flight go on. */
+  /**
+   * No new write may begin (they throw `TermOverError` naming `reason`); writes in flight go on, and such a refusal
+   * does not end the term (only `over()` or `end` abort them).
+   */
   close(reason: string): void;
   /** Ends the term at once: new writes are refused and those in flight are aborted. */
   end(reason: string): void;
@@ -31,28 +36,32 @@ export interface TermFence extends WriteFence {
 
 export function createTermFence(options: TermFenceOptions): TermFence {
   const hard = new AbortController();
-  let refused: string | undefined;
+  /** Why the term ended (writes in flight aborted); once set, for good. */
+  let ended: string | undefined;
+  /** Why no new write may begin while those in flight run on (`close`). */
+  let closed: string | undefined;
   let count = 0;
   let idle: (() => void)[] = [];
 
   const end = (reason: string) => {
-    refused ??= reason;
-    if (!hard.signal.aborted) hard.abort(new TermOverError(`write aborted: ${reason}`));
+    ended ??= reason;
+    if (!hard.signal.aborted) hard.abort(new TermOverError(`write aborted: ${ended}`));
   };
 
   const enter = (what: string): FencedWrite => {
-    const reason = refused ?? options.over();
-    if (reason !== undefined) {
-      end(reason);
-      throw new TermOverError(`${what} refused: ${reason}`);
+    const over = ended ?? options.over();
+    if (over !== undefined) {
+      end(over);
+      throw new TermOverError(`${what} refused: ${over}`);
     }
+    if (closed !== undefined) throw new TermOverError(`${what} refused: ${closed}`);
     count++;
-    let ended = false;
+    let done = false;
     return {
       signal: hard.signal,
       end: () => {
-        if (ended) return;
-        ended = true;
+        if (done) return;
+        done = true;
         if (--count > 0) return;
         const waiting = idle;
         idle = [];
@@ -68,14 +77,14 @@ export function createTermFence(options: TermFenceOptions): TermFence {
     const late = options.sleep(ms, gone.signal).then(() => false);
     const ok = await Promise.race([drained, late]);
     gone.abort();
-    if (!ok) end(refused ?? "the term ended");
+    if (!ok) end(closed ?? "the term ended");
     return ok;
   };
 
   return {
     enter,
     close: (reason) => {
-      refused ??= reason;
+      closed ??= reason;
     },
     end,
     drain,
