@@ -31,6 +31,7 @@ import { certificateIDs, type HcloudCertificatesApi } from "./lb/certificates.ts
 import { type DesiredLoadBalancer, desiredLoadBalancer, LoadBalancerSpecError } from "./lb/desired.ts";
 import { planLoadBalancer } from "./lb/plan.ts";
 import { previewLoadBalancer } from "./lb/preview.ts";
+import { loadBalancerTypeWarnings } from "./lb/type-warnings.ts";
 import type { NetworkRef } from "./network.ts";
 import { tryParseProviderID } from "./provider-id.ts";
 
@@ -55,6 +56,8 @@ export interface HcloudLoadBalancerDeps {
   readonly logger?: ConsolaInstance | undefined;
   /** A Warning event about the Service that does not stop its sync (`ServiceWarnings.warn` fits). */
   readonly warn?: ((service: Service, reason: string, message: string) => void) | undefined;
+  /** Milliseconds since the epoch, for a deprecated type's end of sale; default the wall clock. */
+  readonly now?: (() => number) | undefined;
 }
 
 const OP = "hcloud/load-balancers";
@@ -189,6 +192,15 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
     return lb;
   }
 
+  /** hccm's type warnings, once per sync, about the type the load balancer has after it. */
+  function warnAboutType(service: Service, desired: DesiredLoadBalancer, lb: CloudLoadBalancer) {
+    const now = (deps.now ?? Date.now)();
+    const configured = desired.type !== undefined;
+    for (const w of loadBalancerTypeWarnings({ configured, type: lb.load_balancer_type, now })) {
+      warn(service, w.reason, w.message);
+    }
+  }
+
   async function converge(ctx: CallContext, service: Service, lb: CloudLoadBalancer, desired: DesiredLoadBalancer) {
     const ops = planLoadBalancer(lb, desired);
     if (ops.length > 0) {
@@ -223,6 +235,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
         const { desired } = await desiredFor(ctx, service, values, nodes);
         const lb = (await find(ctx, service, desired.name)) ?? (await create(ctx, service, desired));
         const now = await converge(ctx, service, lb, desired);
+        warnAboutType(service, desired, now);
         return statusOf(now, { ...desired.ingress, proxyProtocol: desired.proxyProtocol });
       });
     },
@@ -238,6 +251,7 @@ export function createHcloudLoadBalancer(deps: HcloudLoadBalancerDeps) {
           logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${ops.map(describe).join(", ")}`);
         }
         await applyOperations(ctx, lbs, lb, ops, (m) => warn(service, "TargetLeftOut", m));
+        warnAboutType(service, desired, lb);
       });
     },
 

@@ -151,6 +151,7 @@ export function hcloudProvider(parts: HcloudParts) {
         config,
         logger,
         warn: (service, reason, message) => runtime?.warnings.warn(service, reason, message),
+        now: transport.now,
       })
     : undefined;
 

@@ -81,8 +81,15 @@ export const loadBalancerSchema = v.object({
     v.nullable(v.object({ name: v.string(), network_zone: v.optional(v.nullable(v.string()), null) })),
     null,
   ),
-  /** `max_targets`: how many targets the type holds (read so the provider does not send one over the limit). */
-  load_balancer_type: v.object({ name: v.string(), max_targets: v.optional(v.nullable(v.number()), null) }),
+  /**
+   * `max_targets`: how many targets the type holds (read so the provider does not send one over the limit);
+   * `deprecation`: set while the type is phased out (lb/type-warnings.ts).
+   */
+  load_balancer_type: v.object({
+    name: v.string(),
+    max_targets: v.optional(v.nullable(v.number()), null),
+    deprecation: v.optional(v.nullable(v.object({ announced: v.string(), unavailable_after: v.string() })), null),
+  }),
   algorithm: v.optional(v.nullable(v.object({ type: v.string() })), null),
   public_net: v.optional(
     v.nullable(v.object({ enabled: v.optional(v.boolean(), true), ipv4: address, ipv6: address })),

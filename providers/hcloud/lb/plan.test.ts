@@ -17,7 +17,7 @@ function current(...tweaks: Tweak<CloudLoadBalancer>[]): CloudLoadBalancer {
     name: "web",
     labels: { [SERVICE_UID_LABEL]: "uid-1", team: "a" },
     location: { name: "fsn1", network_zone: "eu-central" },
-    load_balancer_type: { name: "lb11", max_targets: 25 },
+    load_balancer_type: { name: "lb11", max_targets: 25, deprecation: null },
     algorithm: { type: "round_robin" },
     public_net: {
       enabled: true,
@@ -120,7 +120,7 @@ const rows: readonly (readonly [string, CloudLoadBalancer, DesiredLoadBalancer, 
   [
     "leaves the type when nothing names one",
     current((lb) => {
-      lb.load_balancer_type = { name: "lb31", max_targets: 75 };
+      lb.load_balancer_type = { name: "lb31", max_targets: 75, deprecation: null };
     }),
     desired(),
     [],
@@ -290,7 +290,7 @@ const rows: readonly (readonly [string, CloudLoadBalancer, DesiredLoadBalancer, 
   [
     "adds only as many targets as the type holds, counting the removals; the rest are left out, not sent",
     current((lb) => {
-      lb.load_balancer_type = { name: "lb11", max_targets: 3 };
+      lb.load_balancer_type = { name: "lb11", max_targets: 3, deprecation: null };
       lb.targets = [...lb.targets, { type: "server", server: { id: 9 }, use_private_ip: false }];
     }),
     desired((d) => {

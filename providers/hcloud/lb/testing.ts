@@ -1,7 +1,7 @@
 /**
  * Test support for the hcloud LoadBalancer: the emulators, a network `k8s` with two subnets, three cloud servers as
- * Nodes, an uploaded certificate, and the capability over the real clients, with the warnings it gave. Nothing in
- * production imports this file.
+ * Nodes, an uploaded certificate, and the capability over the real clients, with the warnings it gave (the type
+ * warnings apart). Nothing in production imports this file.
  */
 import { afterEach } from "bun:test";
 import * as v from "valibot";
@@ -84,6 +84,8 @@ export async function startLB(e: Emulators, o: LBSetup = {}) {
     Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
   );
   const warnings: string[] = [];
+  /** hccm's type warnings (lb/type-warnings.ts), apart: every sync without a configured type gives one. */
+  const typeWarnings: string[] = [];
   const lbs = new HcloudLoadBalancers(o.transport ?? e.t);
   const deps: HcloudLoadBalancerDeps = {
     lbs,
@@ -91,7 +93,9 @@ export async function startLB(e: Emulators, o: LBSetup = {}) {
     robot: o.robot ? e.robotApi : undefined,
     certificates: new HcloudCertificates(e.t),
     config,
-    warn: (_s, reason, message) => warnings.push(`${reason}: ${message}`),
+    warn: (_s, reason, message) =>
+      (reason.startsWith("LoadBalancerType") ? typeWarnings : warnings).push(`${reason}: ${message}`),
+    now: e.t.now,
   };
   const nodes: Node[] = ["n1", "n2", "n3"].map((n, i) =>
     node(n, providerID(`hcloud://${ids[i]}`), (x) => {
@@ -109,6 +113,7 @@ export async function startLB(e: Emulators, o: LBSetup = {}) {
     net,
     certID: cert.body.certificate.id as number,
     warnings,
+    typeWarnings,
     world,
     /** The one emulated load balancer; fails when there is not exactly one. */
     only(): EmulatedLB {
