@@ -155,7 +155,7 @@ function expectedRequests(plan: PlanJson): { api: string[]; cloud: string[] } {
       if (w.action === "event") continue;
       const [ns, name] = o.name.split("/");
       const key = `${o.kind} ${w.action}`;
-      if (key === "Node initialize") out.api.push(`PUT /api/v1/nodes/${o.name}`);
+      if (key === "Node initialize") out.api.push(`PATCH /api/v1/nodes/${o.name}`);
       else if (key === "Node update-addresses" || key === "Node set-condition")
         out.api.push(`PATCH /api/v1/nodes/${o.name}/status`);
       else if (key === "Service add-finalizer" || key === "Service update-status")
@@ -189,7 +189,7 @@ const recordedEvents = async (): Promise<string[]> =>
     .sort();
 
 /**
- * The writes made: answered 2xx. A write refused with 409 (a node PUT racing the route controller's condition patch)
+ * The writes made: answered 2xx. A write refused with 409 (a node patch racing the route controller's condition patch)
  * changed nothing and is retried; the retry is the write.
  */
 /** The sandbox cloud's load balancer of a Service: named after its UID. */

@@ -3,8 +3,10 @@
  * periodic refresh. Decisions come from plan.ts, cloud answers from metadata.ts; this file reads the lister,
  * writes the API, records events and metrics.
  *
- * API writes per initialised node: one PUT (provider ID, labels, taint removal) and one status patch
- * (addresses). Nothing is written when nothing changes.
+ * API writes per initialised node: one merge patch (provider ID, labels, taint removal) and one status patch
+ * (addresses). Nothing is written when nothing changes. Upstream PUTs the cached node; our cache keeps only the
+ * fields the controllers read (kube/trim.ts), so we send only what the modifiers changed, with
+ * `metadata.resourceVersion` as the precondition (a 409 on a changed node, as upstream's PUT gets).
  *
  * Beyond upstream, which only logs a failed address patch after initialisation (the node then has no addresses
  * until the next refresh, five minutes by default): the sync fails, so the queue retries the node with back-off
@@ -13,6 +15,7 @@
  */
 import type { ConsolaInstance } from "consola";
 import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
+import { mergePatchOf } from "../../kube/merge-patch.ts";
 import type { Node, NodeAddress } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider, InstanceMetadata } from "../../providers/cloud.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -138,10 +141,12 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
     client.patch<Node>(Resources.nodes, name, "merge", { status: { addresses } }, { subresource: "status", signal });
 
   /**
-   * Apply `modifiers` to the node and PUT it, retrying conflicts (20 × 50ms, jitter 1). The first attempt reads
-   * the informer cache, as upstream; after a conflict we GET the node instead, because the cache has likely not
-   * caught up yet and re-reading it would conflict again. Returns the written node, the current one when the
-   * modifiers change nothing (no write), or `undefined` when the node is gone.
+   * Apply `modifiers` to the node and patch what they changed, retrying conflicts (20 × 50ms, jitter 1). The first
+   * attempt reads the informer cache, as upstream; after a conflict we GET the node instead, because the cache has
+   * likely not caught up yet and re-reading it would conflict again. Never a PUT: the cached node lacks what the
+   * cache drops (`status.images`, `spec.unschedulable`, …), and a PUT of it would erase those on the server.
+   * Returns the written node, the current one when the modifiers change nothing (no write), or `undefined` when
+   * the node is gone.
    */
   const writeInitialized = (name: string, modifiers: readonly NodeModifier[]) =>
     retryOnConflict(
@@ -152,7 +157,9 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
         if (!current) return undefined;
         const next = applyModifiers(current, modifiers);
         if (!next.changed) return { node: current, wrote: false };
-        return { node: await client.update<Node>(Resources.nodes, next.node, { signal }), wrote: true };
+        const changes = mergePatchOf(current, next.node) ?? {};
+        const patch = { ...changes, metadata: { ...(changes.metadata as object), resourceVersion: rv(current) } };
+        return { node: await client.patch<Node>(Resources.nodes, name, "merge", patch, { signal }), wrote: true };
       },
       { attempts: 20, baseMs: 50, jitter: 1, sleep: clock.sleep, signal },
     );
@@ -260,6 +267,8 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
     },
   };
 }
+
+const rv = (node: Node): string | undefined => node.metadata?.resourceVersion;
 
 function absentWhenNotFound(err: unknown): undefined {
   if (isNotFound(err)) return undefined;
