@@ -5,7 +5,8 @@ import { InstanceNotFoundError } from "../errors.ts";
 import { rejection } from "../testing.ts";
 import { createHcloudTransport } from "./api/client.ts";
 import { HcloudServers } from "./api/servers.ts";
-import { cluster, type Emulators, instancesOn, node, providerID, startEmulators } from "./testing.ts";
+import type { NodeWarnings } from "./node-warnings.ts";
+import { addresses, cluster, type Emulators, instancesOn, node, providerID, startEmulators } from "./testing.ts";
 
 const ctx = { signal: new AbortController().signal };
 let e: Emulators | undefined;
@@ -139,6 +140,96 @@ describe("Robot servers (ROBOT_ENABLED)", () => {
     const instances = instancesOn(e);
     expect(await instances.instanceExists(ctx, node("bm-1", providerID(`hrobot://${left.number}`)))).toBe(false);
     expect(await instances.instanceExists(ctx, node("bm-2", providerID(`hrobot://${renamed.number}`)))).toBe(false);
+  });
+
+  describe("hccm's Warning events on Robot Nodes", () => {
+    const warned = () => {
+      const seen: string[] = [];
+      const warnings: NodeWarnings = {
+        warn: (n, reason, message) => void seen.push(`${n.metadata?.name} ${reason}: ${message}`),
+      };
+      return { seen, warnings };
+    };
+    const internal = (address: string) => ({ type: "InternalIP" as const, address });
+    const rows: {
+      name: string;
+      forward?: boolean;
+      family?: "ipv4" | "ipv6" | "dualstack";
+      internal: (ip: string) => string[];
+      want: (ip: string) => string[];
+    }[] = [
+      {
+        name: "an InternalIP of the other family: MisconfiguredInternalIP",
+        forward: true,
+        internal: () => ["fd00::5"],
+        want: () => [
+          "bm-1 MisconfiguredInternalIP: InternalIP fd00::5 is IPv6 but HCLOUD_INSTANCES_ADDRESS_FAMILY is IPv4 only; not forwarded",
+        ],
+      },
+      {
+        name: "an InternalIP that is the server's ExternalIP: MisconfiguredInternalIP",
+        forward: true,
+        internal: (ip) => [ip, "10.0.0.5"],
+        want: (ip) => [`bm-1 MisconfiguredInternalIP: InternalIP ${ip} is already an ExternalIP; not forwarded`],
+      },
+      { name: "a forwarded InternalIP: nothing", forward: true, internal: () => ["10.0.0.5"], want: () => [] },
+      {
+        name: "dual stack forwards both families: nothing",
+        forward: true,
+        family: "dualstack",
+        internal: () => ["10.0.0.5", "fd00::5"],
+        want: () => [],
+      },
+      {
+        name: "ROBOT_FORWARD_INTERNAL_IPS=false: InternalIPs are not looked at, nothing",
+        forward: false,
+        internal: () => ["fd00::5"],
+        want: () => [],
+      },
+    ];
+    test.each(rows)("$name", async (row) => {
+      const e = setUp();
+      const bm = e.robot.state.addServer({ name: "bm-1" });
+      const { seen, warnings } = warned();
+      const instances = instancesOn(e, {
+        forwardInternalIPs: row.forward ?? false,
+        addressFamily: row.family ?? "ipv4",
+        warnings,
+      });
+      const n = node("bm-1", providerID(`hrobot://${bm.number}`), addresses(...row.internal(bm.ip).map(internal)));
+      await instances.instanceMetadata(ctx, n);
+      expect(seen).toEqual(row.want(bm.ip));
+    });
+
+    test("a Robot server now named otherwise: PossibleNodeDeletion, once per lookup, one by one and in bulk", async () => {
+      const e = setUp();
+      const renamed = e.robot.state.addServer({ name: "other-cluster-7" });
+      const kept = e.robot.state.addServer({ name: "bm-1" });
+      const { seen, warnings } = warned();
+      const instances = instancesOn(e, { warnings });
+      const gone = node("bm-2", providerID(`hrobot://${renamed.number}`));
+      const want = `bm-2 PossibleNodeDeletion: Robot server ${renamed.number} is now named "other-cluster-7", not "bm-2": the Node counts as gone for this cluster and may be deleted`;
+      expect(await instances.instanceExists(ctx, gone)).toBe(false);
+      expect(seen).toEqual([want]);
+      seen.length = 0;
+      const result = await instances.instanceMetadataBulk!(ctx, [
+        gone,
+        node("bm-1", providerID(`hrobot://${kept.number}`)),
+      ]);
+      expect(result.get("bm-2")).toBeNull();
+      expect(seen).toEqual([want]);
+    });
+
+    test("a Robot server gone from the account: no PossibleNodeDeletion (nothing to mistake)", async () => {
+      const e = setUp();
+      const left = e.robot.state.addServer({ name: "bm-1" });
+      e.robot.state.deleteServer(left.number);
+      const { seen, warnings } = warned();
+      expect(
+        await instancesOn(e, { warnings }).instanceExists(ctx, node("bm-1", providerID(`hrobot://${left.number}`))),
+      ).toBe(false);
+      expect(seen).toEqual([]);
+    });
   });
 
   test("a name both APIs carry is an error naming both servers", async () => {

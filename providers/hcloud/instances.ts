@@ -4,7 +4,8 @@
  * Finding a Node's server (`find`), as hccm does: by provider ID when the Node has one (`hcloud://<id>` asks the
  * Cloud API, `hrobot://<n>` and `hcloud://bm-<n>` ask Robot), else by name in both APIs — a name in both is an
  * error, since either answer could be wrong. A Robot server whose name no longer matches the Node (CAPH reuses
- * servers across clusters) is gone for this Node, with a warning.
+ * servers across clusters) is gone for this Node, with hccm's `PossibleNodeDeletion` Warning event; an InternalIP
+ * not forwarded gets its `MisconfiguredInternalIP` (node-warnings.ts).
  *
  * What "gone" means, because gone deletes the Node: only an API that answered "no such server". A Robot Node while
  * Robot is off or has no credentials, an unreadable provider ID, a network or API error: each throws, and the Node
@@ -20,6 +21,7 @@ import type { CloudServer, HcloudServersApi } from "./api/servers.ts";
 import type { HcloudConfig } from "./config.ts";
 import { cloudMetadata, robotMetadata } from "./metadata.ts";
 import type { NetworkRef } from "./network.ts";
+import { logOnly, type NodeWarnings, RobotNodeReasons } from "./node-warnings.ts";
 import { parseProviderID } from "./provider-id.ts";
 
 export interface InstancesDeps {
@@ -32,6 +34,8 @@ export interface InstancesDeps {
     readonly robot: Pick<HcloudConfig["robot"], "enabled" | "forwardInternalIPs">;
   };
   readonly logger?: ConsolaInstance | undefined;
+  /** hccm's Warning events on Robot Nodes; default the log alone. */
+  readonly warnings?: NodeWarnings | undefined;
 }
 
 export type Found =
@@ -48,6 +52,7 @@ interface Listings {
 
 export function createInstances(deps: InstancesDeps) {
   const { servers, robot, config, logger } = deps;
+  const warnings = deps.warnings ?? logOnly(logger);
 
   function robotApi(node: Node): RobotApi {
     if (robot) return robot;
@@ -57,14 +62,21 @@ export function createInstances(deps: InstancesDeps) {
     throw new Error(`${describe(node)} is a Robot (dedicated) server, and ${why}; the Node is kept as it is`);
   }
 
-  /** Robot's answer for a number, or gone when it has none or it now carries another name. */
-  function robotFound(node: Node, number: number, server: RobotServer | undefined): Found {
+  /**
+   * Robot's answer for a number, or gone when it has none or it now carries another name. `quiet` for the bulk
+   * path's listing pass: a Node gone there is asked for again one by one, which warns.
+   */
+  function robotFound(node: Node, number: number, server: RobotServer | undefined, quiet: boolean): Found {
     if (!server) return { kind: "gone", why: `Robot has no server ${number}` };
     const name = node.metadata?.name ?? "";
     if (server.name !== name) {
-      logger?.warn(
-        `${describe(node)}: Robot server ${number} is now named "${server.name}"; the Node is gone for this cluster and may be deleted (hccm's PossibleNodeDeletion)`,
-      );
+      if (!quiet) {
+        warnings.warn(
+          node,
+          RobotNodeReasons.possibleNodeDeletion,
+          `Robot server ${number} is now named "${server.name}", not "${name}": the Node counts as gone for this cluster and may be deleted`,
+        );
+      }
       return { kind: "gone", why: `Robot server ${number} is named "${server.name}", not "${name}"` };
     }
     return { kind: "robot", server };
@@ -83,7 +95,7 @@ export function createInstances(deps: InstancesDeps) {
       const server = listings?.robot
         ? listings.robot.find((s) => s.number === parsed.number)
         : await api.getServer(ctx, parsed.number);
-      return robotFound(node, parsed.number, server);
+      return robotFound(node, parsed.number, server, listings !== undefined);
     }
     const cloud = listings
       ? listings.cloudByName.get(name)
@@ -105,11 +117,11 @@ export function createInstances(deps: InstancesDeps) {
       const networkId = deps.network ? await deps.network.id(ctx) : undefined;
       return cloudMetadata(found.server, { ...config.instances, networkId });
     }
-    const { metadata, warnings } = robotMetadata(found.server, node, {
+    const { metadata, warnings: notForwarded } = robotMetadata(found.server, node, {
       addressFamily: config.instances.addressFamily,
       forwardInternalIPs: config.robot.forwardInternalIPs,
     });
-    for (const w of warnings) logger?.warn(`${describe(node)}: ${w}`);
+    for (const w of notForwarded) warnings.warn(node, RobotNodeReasons.misconfiguredInternalIP, w);
     return metadata;
   }
 

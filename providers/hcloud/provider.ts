@@ -29,11 +29,15 @@ import { type HcloudConfig, readHcloudConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createHcloudLoadBalancer } from "./load-balancers.ts";
 import { type NetworkRef, networkRef } from "./network.ts";
+import { createNodeWarnings, logOnly, type NodeWarnings } from "./node-warnings.ts";
 import { cachedRobot } from "./robot-cache.ts";
 import { createRoutes } from "./routes.ts";
 import { cachedServers } from "./server-cache.ts";
 
 export const hcloudProviderName = "hcloud";
+
+/** The `source.component` of the provider's own events: hccm's. */
+export const hcloudEventsComponent = "hcloud-cloud-controller-manager";
 
 export interface HcloudProviderDeps {
   /** For the `*_FILE` settings; default the disk. */
@@ -133,11 +137,16 @@ export function hcloudProvider(parts: HcloudParts) {
   const networks = new HcloudNetworks(transport);
   const network: NetworkRef | undefined =
     config.network === undefined ? undefined : networkRef(networks, config.network);
-  let runtime: { node: (name: string) => Node | undefined; warnings: ServiceWarnings } | undefined;
+  let runtime:
+    | { node: (name: string) => Node | undefined; warnings: ServiceWarnings; nodeWarnings: NodeWarnings }
+    | undefined;
   const relay = parts.relay ?? relayLogger();
   const { logger } = relay;
+  const nodeWarnings: NodeWarnings = {
+    warn: (node, reason, message) => (runtime?.nodeWarnings ?? logOnly(logger)).warn(node, reason, message),
+  };
 
-  const instancesV2 = createInstances({ servers, robot, network, config, logger });
+  const instancesV2 = createInstances({ servers, robot, network, config, logger, warnings: nodeWarnings });
   const routes =
     config.routesEnabled && network
       ? createRoutes({ servers, networks, network, node: (name) => runtime?.node(name), logger })
@@ -184,14 +193,14 @@ export function hcloudProvider(parts: HcloudParts) {
     hasClusterID: () => false,
     async initialize(ctx: ProviderRuntime) {
       const nodes = ctx.informers.nodes();
-      const warnings = createServiceWarnings({
-        kube: ctx.kube,
-        logger: ctx.logger,
-        signal: ctx.signal,
-        component: "hcloud-cloud-controller-manager",
-      });
+      // hccm's recorder's component, so its users' event queries keep matching.
+      const events = { kube: ctx.kube, logger: ctx.logger, signal: ctx.signal, component: hcloudEventsComponent };
       relay.attach(ctx.logger);
-      runtime = { node: (name) => nodes.get(name), warnings };
+      runtime = {
+        node: (name) => nodes.get(name),
+        warnings: createServiceWarnings(events),
+        nodeWarnings: createNodeWarnings(events),
+      };
       for (const warning of parts.warnings ?? []) ctx.logger.warn(warning);
       await checkAccess({ signal: ctx.signal });
       const capabilities = [

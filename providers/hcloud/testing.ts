@@ -13,6 +13,7 @@ import { type ApiHarness, startApiHarness } from "./api/testing.ts";
 import type { AddressFamily } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { type NetworkRef, networkRef } from "./network.ts";
+import type { NodeWarnings } from "./node-warnings.ts";
 
 export const ROBOT_USER = "#ws+k8s";
 export const ROBOT_PASSWORD = "robot-password-for-tests";
@@ -55,6 +56,8 @@ export interface InstancesSetup {
   readonly addressFamily?: AddressFamily;
   readonly zoneLabel?: boolean;
   readonly forwardInternalIPs?: boolean;
+  /** Where hccm's Robot Node warnings go; default the log alone. */
+  readonly warnings?: NodeWarnings;
 }
 
 export function instancesOn(e: Emulators, o: InstancesSetup = {}) {
@@ -68,6 +71,7 @@ export function instancesOn(e: Emulators, o: InstancesSetup = {}) {
       instances: { addressFamily: o.addressFamily ?? "ipv4", zoneLabel: o.zoneLabel ?? true },
       robot: { enabled: robot !== "off", forwardInternalIPs: o.forwardInternalIPs ?? false },
     },
+    ...(o.warnings && { warnings: o.warnings }),
   });
 }
 
