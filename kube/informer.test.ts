@@ -7,6 +7,7 @@ import type { Node } from "./objects.ts";
 import type { Sleep } from "./sleep.ts";
 import { FakeApiServer } from "./testdata/fake-apiserver.ts";
 import { memoryLogger, waitFor } from "./testdata/helpers.ts";
+import { kubeletNode } from "./testdata/kubelet-node.ts";
 
 const NODES = "/v1/nodes";
 let server: FakeApiServer;
@@ -267,5 +268,38 @@ describe("informer factory", () => {
     expect(services.hasSynced()).toBe(true);
     ac.abort();
     await factory.stopped();
+  });
+
+  test("caches a kind's keep-list, widened by the first request's extra fields", async () => {
+    server.store.create(NODES, JSON.parse(JSON.stringify(kubeletNode("k"))));
+    const factory = createInformerFactory({ client: clientFor(server), logger: memoryLogger() });
+    const nodes = factory.forResource<Node>(Resources.nodes, { keep: ["status.nodeInfo.kubeletVersion"] });
+    factory.start(ac.signal);
+    expect(await factory.waitForCacheSync(ac.signal)).toBe(true);
+    const cached = nodes.get("k");
+    expect(cached?.status?.nodeInfo as unknown).toEqual({
+      kubeletVersion: "v1.28.4",
+      systemUUID: kubeletNode("k").status?.nodeInfo?.systemUUID,
+    });
+    expect(cached?.status?.images).toBeUndefined();
+    expect(cached?.metadata?.managedFields).toBeUndefined();
+    expect(cached?.spec?.taints).toEqual(kubeletNode("k").spec?.taints as []);
+  });
+
+  test.each([
+    ["no extra fields", undefined],
+    ["fields it keeps already", ["status.nodeInfo.kubeletVersion", "spec.providerID"] as const],
+  ])("a later request with %s shares the informer", (_what, keep) => {
+    const factory = createInformerFactory({ client: clientFor(server), logger: memoryLogger() });
+    const first = factory.forResource<Node>(Resources.nodes, { keep: ["status.nodeInfo.kubeletVersion"] });
+    expect(factory.forResource<Node>(Resources.nodes, keep ? { keep } : {})).toBe(first);
+  });
+
+  test("refuses a later request for a field the running informer does not keep, naming it", () => {
+    const factory = createInformerFactory({ client: clientFor(server), logger: memoryLogger() });
+    factory.forResource<Node>(Resources.nodes);
+    expect(() => factory.forResource<Node>(Resources.nodes, { keep: ["status.images", "spec.providerID"] })).toThrow(
+      "the nodes informer already runs without status.images: ask for these fields (keep) in the first request",
+    );
   });
 });

@@ -5,6 +5,8 @@
  * enqueue keys. A handler that throws is logged and does not disturb the others. Cached objects are shared: never
  * mutate one. `onDelete` gets the object's final state (from the DELETED event, or the last cached state when a
  * re-list found it gone).
+ *
+ * What is cached is what the controllers read (kube/trim.ts): a cached object is never written back whole.
  */
 import type { ConsolaInstance } from "consola";
 import type { KubeClient, ResourceRef } from "./client-types.ts";
@@ -12,6 +14,7 @@ import type { KubeObject } from "./objects.ts";
 import { runReflector } from "./reflector.ts";
 import { abortableSleep, type Sleep } from "./sleep.ts";
 import { type Delta, type IndexFunc, ObjectStore, objectKey } from "./store.ts";
+import { keepOnly, keptFields } from "./trim.ts";
 
 export interface EventHandler<T> {
   onAdd?(obj: T): void;
@@ -30,7 +33,7 @@ export interface InformerOptions<T extends KubeObject> {
   readonly resyncMs?: number;
   /** List page size (default 500). */
   readonly pageSize?: number;
-  /** Applied to every object before it is cached (default: `stripManagedFields`). */
+  /** Applied to every object before it is cached (default: `cacheTransform(ref)`). */
   readonly transform?: (obj: T) => T;
   readonly sleep?: Sleep;
   /** Reconnect back-off (default 200 ms doubling to 30 s). */
@@ -60,7 +63,19 @@ export interface Informer<T extends KubeObject> {
   resync(): void;
 }
 
-/** The default transform: `metadata.managedFields` is large and no controller here reads it. */
+/**
+ * The default transform: the kind's keep-list (kube/trim.ts) widened by `extra` paths, or, for a kind without
+ * one, the whole object less `metadata.managedFields`.
+ */
+export function cacheTransform<T extends KubeObject>(
+  ref: Pick<ResourceRef, "group" | "plural">,
+  extra: readonly string[] = [],
+): (obj: T) => T {
+  const kept = keptFields(ref);
+  return kept ? keepOnly<T>([...kept, ...extra]) : stripManagedFields;
+}
+
+/** `metadata.managedFields` is large and no controller here reads it. */
 export function stripManagedFields<T extends KubeObject>(obj: T): T {
   if (!obj.metadata?.managedFields) return obj;
   const { managedFields: _, ...metadata } = obj.metadata;
@@ -75,7 +90,7 @@ export const namespaceIndexFunc: IndexFunc<KubeObject> = (obj) =>
 export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): Informer<T> {
   const store = new ObjectStore<T>();
   const handlers = new Set<EventHandler<T>>();
-  const transform = opts.transform ?? stripManagedFields;
+  const transform = opts.transform ?? cacheTransform<T>(opts.ref);
   const sleep = opts.sleep ?? abortableSleep;
   const log = opts.logger;
   let synced = false;

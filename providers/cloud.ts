@@ -19,6 +19,7 @@ import type { Registry } from "prom-client";
 import type { KubeClient } from "../kube/client-types.ts";
 import type { Informer } from "../kube/informer.ts";
 import type { ConfigMap, LoadBalancerStatus, Node, NodeAddress, Secret, Service } from "../kube/objects.ts";
+import type { FieldPath } from "../kube/trim.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
 
 /** What every call receives besides its own arguments. */
@@ -119,10 +120,14 @@ export type SharedInformer<T extends Node | Service | ConfigMap | Secret> = Pick
  * callers ask; the manager runs them until the leadership term ends. Keys are `namespace/name`.
  */
 export interface ProviderInformers {
-  /** Every Node (needs the controllers' own `list`/`watch` on nodes: no extra RBAC). */
-  nodes(): SharedInformer<Node>;
-  /** Every Service (no extra RBAC). */
-  services(): SharedInformer<Service>;
+  /**
+   * Every Node (needs the controllers' own `list`/`watch` on nodes: no extra RBAC). The cache keeps the fields the
+   * controllers read (kube/trim.ts `NODE_FIELDS`); a provider that reads more names them in `keep`, in
+   * `initialize` (a request after the informer started without them throws).
+   */
+  nodes(options?: { readonly keep?: readonly FieldPath<Node>[] }): SharedInformer<Node>;
+  /** Every Service (no extra RBAC); `keep` as for `nodes` (kube/trim.ts `SERVICE_FIELDS`). */
+  services(options?: { readonly keep?: readonly FieldPath<Service>[] }): SharedInformer<Service>;
   /**
    * ConfigMaps of one namespace, or the one named `name` there (a field selector). Needs `list` and `watch` on
    * configmaps in that namespace: document the rule in the provider's deployment files.

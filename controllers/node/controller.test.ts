@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
+import { kubeletNode } from "../../kube/testdata/kubelet-node.ts";
 import { Labels, Taints } from "../../kube/well-known.ts";
 import type { InstanceMetadata } from "../../providers/cloud.ts";
 import { InstanceNotFoundError } from "../../providers/errors.ts";
@@ -42,6 +43,10 @@ function v2Cloud(): FakeCloud {
   cloud.enableInstancesV2 = true;
   return cloud;
 }
+
+/** The value at a dotted path. */
+const at = (obj: unknown, path: string): unknown =>
+  path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], obj);
 
 const tainted = (n: Node | undefined) => (n?.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
 /** The node's merge patches of spec and metadata (initialisation), not of its status. */
@@ -105,6 +110,41 @@ describe("cloud-node controller", () => {
       "patch",
       "patch status",
     ]);
+  });
+
+  test("initialising a kubelet-shaped node from the trimmed cache loses nothing the cache dropped", async () => {
+    const cloud = v2Cloud();
+    cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
+    const { resourceVersion: _, ...metadata } = kubeletNode("n1").metadata ?? {};
+    const kubelet = kubeletNode("n1");
+    const cordoned = { ...kubelet, metadata, spec: { ...kubelet.spec, unschedulable: true } };
+    const t = await run(cloud, [cordoned]);
+    await waitFor(
+      async () => {
+        await t.clock.advance(100);
+        return t.writtenEvents("Synced").length === 1;
+      },
+      { message: "the node to initialise" },
+    );
+    expect(t.cached("n1")?.status?.images).toBeUndefined();
+    const stored = t.node("n1");
+    expect(tainted(stored)).toBe(false);
+    expect(stored?.spec?.providerID).toBe("fake://n1");
+    for (const [what, value] of [
+      ["spec.unschedulable", stored?.spec?.unschedulable],
+      ["status.images", stored?.status?.images],
+      ["status.capacity", stored?.status?.capacity],
+      ["status.allocatable", stored?.status?.allocatable],
+      ["status.nodeInfo", stored?.status?.nodeInfo],
+      ["status.daemonEndpoints", stored?.status?.daemonEndpoints],
+      ["status.volumesAttached", stored?.status?.volumesAttached],
+      ["status.conditions", stored?.status?.conditions],
+      ["metadata.annotations", stored?.metadata?.annotations],
+    ] as const) {
+      expect({ what, value }).toEqual({ what, value: at(cordoned, what) as never });
+    }
+    const [init] = mainPatches(t, "n1");
+    expect(Object.keys(init?.body as object).sort()).toEqual(["metadata", "spec"]);
   });
 
   test("a conflicting update is retried against a fresh GET of the node", async () => {

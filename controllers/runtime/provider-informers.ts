@@ -16,8 +16,8 @@ export function providerInformers(factory: InformerFactory): ProviderInformers {
     ...(s.name !== undefined && { fieldSelector: `metadata.name=${s.name}` }),
   });
   return {
-    nodes: () => factory.forResource<Node>(Resources.nodes),
-    services: () => factory.forResource<Service>(Resources.services),
+    nodes: (o) => factory.forResource<Node>(Resources.nodes, o?.keep ? { keep: o.keep } : {}),
+    services: (o) => factory.forResource<Service>(Resources.services, o?.keep ? { keep: o.keep } : {}),
     configMaps: (s) => factory.forResource<ConfigMap>(Resources.configMaps, selection(s)),
     secrets: (s) => factory.forResource<Secret>(Resources.secrets, selection(s)),
   };
