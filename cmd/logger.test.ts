@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { createRootLogger, type LoggerOptions, parseVModule, quietAfterAbort, type VModuleRule } from "./logger.ts";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import {
+  callerFrom,
+  createRootLogger,
+  type LoggerOptions,
+  parseVModule,
+  quietAfterAbort,
+  type VModuleRule,
+} from "./logger.ts";
 import { buildOptions } from "./options.ts";
 
 /** klog's header: severity, mmdd, hh:mm:ss.uuuuuu, the process ID padded to 7, the source, `]`. */
@@ -88,6 +97,119 @@ describe("JSON lines", () => {
     });
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ msg: "m", node: "n1", password: "[redacted]" });
     expect(lines[0]).not.toContain("hunter2");
+  });
+});
+
+/** `cmd/logger.test.ts:N`, N the line of this file that carries `marker` (a comment on a log call). */
+function lineOf(marker: string): string {
+  const lines = readFileSync(import.meta.path, "utf8").split("\n");
+  const at = lines.findIndex((l) => l.includes(`// ${marker}`) && !l.includes("lineOf("));
+  expect(at).toBeGreaterThanOrEqual(0);
+  return `cmd/logger.test.ts:${at + 1}`;
+}
+
+function jsonCapture(verbosity = 0) {
+  const lines: string[] = [];
+  const log = createRootLogger({ verbosity, format: "json", write: (l) => lines.push(l) });
+  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { log, records };
+}
+
+describe("JSON lines' caller", () => {
+  test("is the file and line of the log call, relative to the repository, placed after logger as zap places it", () => {
+    const { log, records } = jsonCapture();
+    log.withTag("svc").withTag("x").info("here", { node: "n1" }); // caller:tagged
+    expect(Object.keys(records()[0]!)).toEqual(["ts", "logger", "caller", "msg", "v", "node"]);
+    expect(records()[0]).toMatchObject({ logger: "svc/x", caller: lineOf("caller:tagged") });
+  });
+
+  test("names each call's own line, in a helper of ours too; a call in tail position names the helper's caller", () => {
+    const { log, records } = jsonCapture();
+    const warnOf = (what: string) => {
+      log.warn(what); // caller:helper
+    };
+    // JavaScriptCore's proper tail calls leave no frame for a function whose last act is the call.
+    const tailWarnOf = (what: string) => log.warn(what);
+    log.error("first", new Error("boom")); // caller:error
+    warnOf("second");
+    tailWarnOf("third"); // caller:tail
+    expect(records().map((r) => r.caller)).toEqual([
+      lineOf("caller:error"),
+      lineOf("caller:helper"),
+      lineOf("caller:tail"),
+    ]);
+  });
+
+  test("a line consola writes for throttled repeats keeps its first call's place, not the next call's", () => {
+    const { log, records } = jsonCapture();
+    for (let i = 0; i < 8; i++) log.info("same"); // caller:repeated
+    log.info("other"); // caller:other
+    // consola holds back identical lines after the fifth within a second and writes one "(repeated N times)" line when
+    // a different one comes; on a machine slow enough to space them a second apart, all eight are written. Either way
+    // every line names the call that made it.
+    const byMsg = records().map((r) => [String(r.msg).split(" ")[0], r.caller]);
+    expect(byMsg.length).toBeGreaterThanOrEqual(7);
+    for (const [msg, caller] of byMsg) {
+      expect(caller).toBe(msg === "same" ? lineOf("caller:repeated") : lineOf("caller:other"));
+    }
+  });
+
+  test("survives quietAfterAbort's demotion", () => {
+    const { log: root, records } = jsonCapture(2);
+    const stop = new AbortController();
+    const log = quietAfterAbort(root.withTag("c"), stop.signal);
+    stop.abort();
+    log.error("aborted call"); // caller:demoted
+    expect(records()).toMatchObject([{ msg: "aborted call (while stopping)", v: 2, caller: lineOf("caller:demoted") }]);
+  });
+
+  test("is the logger's name when no frame of ours made the call", async () => {
+    const { log, records } = jsonCapture();
+    // Code compiled from a string, run as a microtask: its stack names no .ts file of ours.
+    const fromNowhere = new Function("log", "queueMicrotask(() => log.withTag('anon').info('from nowhere'))");
+    fromNowhere(log);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(records()).toMatchObject([{ msg: "from nowhere", logger: "anon", caller: "anon" }]);
+  });
+
+  test("text lines keep the logger's name as klog's source", () => {
+    const { log, lines } = capture();
+    log.withTag("svc").info("x");
+    expect(lines[0]).toContain(" svc] x");
+  });
+});
+
+describe("callerFrom", () => {
+  const root = dirname(import.meta.dir);
+  test.each([
+    [
+      "a source run's absolute path, relative to the repository",
+      `Error\n    at callerOf (${join(root, "cmd/logger.ts")}:10:5)\n    at sync (${join(root, "controllers/node/sync.ts")}:88:11)`,
+      "controllers/node/sync.ts:88",
+    ],
+    [
+      "a compiled executable's source-mapped frames, consola's skipped",
+      "Error\n    at log (cmd/logger.ts:1:1)\n    at _log (node_modules/consola/dist/core.mjs:500:7)\n    at <anonymous> (providers/hcloud/routes.ts:42:3)",
+      "providers/hcloud/routes.ts:42",
+    ],
+    [
+      "an anonymous frame without parentheses, after an async one of consola's",
+      `Error\n    at async x (${root}/node_modules/consola/dist/index.mjs:1:2)\n    at ${root}/cmd/run.ts:7:9`,
+      "cmd/run.ts:7",
+    ],
+    [
+      "an executable without a source map: nothing",
+      "Error\n    at /$bunfs/root/cloud-controller-manager:123:4",
+      undefined,
+    ],
+    [
+      "native frames only: nothing",
+      "Error\n    at processTicksAndRejections (native:7:39)\n    at <anonymous>",
+      undefined,
+    ],
+  ])("reads %s", (_name, stack, want) => {
+    expect(callerFrom(stack)).toBe(want);
   });
 });
 

@@ -4,7 +4,9 @@
  * nothing it writes may carry the cloud token.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { collectOutput } from "../scripts/lib/processes.ts";
 import { managerCommand, waitFor } from "./support/processes.ts";
 import { startSandbox } from "./support/sandbox.ts";
@@ -51,6 +53,14 @@ async function stderrOf(extra: string[]): Promise<{ stdout: string; lines: strin
   };
 }
 
+/** Whether `file.ts:N` names a line of a file of this repository. */
+function sourceLineExists(caller: string): boolean {
+  const m = /^([\w./-]+\.ts):(\d+)$/.exec(caller);
+  if (!m || m[1]!.startsWith("../")) return false;
+  const path = join(import.meta.dir, "..", m[1]!);
+  return existsSync(path) && readFileSync(path, "utf8").split("\n").length >= Number(m[2]);
+}
+
 describe("the compiled manager's log lines", () => {
   test("--logging-format=text (the default): every stderr line has klog's header", async () => {
     const { stdout, lines, token } = await stderrOf([]);
@@ -63,7 +73,7 @@ describe("the compiled manager's log lines", () => {
     expect(lines.join("\n")).not.toContain(token);
   });
 
-  test("--logging-format=json: every stderr line is an object with ts, msg and v or err", async () => {
+  test("--logging-format=json: every stderr line is an object with ts, msg, caller and v or err", async () => {
     const { stdout, lines, token } = await stderrOf(["--logging-format=json"]);
     expect(stdout).toBe("");
     expect(lines.length).toBeGreaterThan(5);
@@ -78,5 +88,14 @@ describe("the compiled manager's log lines", () => {
     expect(bad).toEqual([]);
     expect(records.some((r) => typeof r.v === "number" && r.v >= 2)).toBe(true);
     expect(lines.join("\n")).not.toContain(token);
+    // caller: a line of one of our .ts files (the executable's embedded source map), or the logger's name where no
+    // frame of ours made the call; most lines, and those of the node controller, name a file.
+    const notCaller = records.filter(
+      (r) => r.caller !== r.logger && !(typeof r.caller === "string" && sourceLineExists(r.caller)),
+    );
+    expect(notCaller).toEqual([]);
+    const named = records.filter((r) => r.caller !== r.logger);
+    expect(named.length).toBeGreaterThan(records.length / 2);
+    expect(named.some((r) => String(r.caller).startsWith("controllers/node/"))).toBe(true);
   });
 });
