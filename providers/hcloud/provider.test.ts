@@ -157,7 +157,7 @@ test("the clients' logger says nothing until the manager's is attached, then for
 
 test.each([
   ["hccm's defaults: nothing to say", {}, []],
-  ["HCLOUD_DEBUG", { HCLOUD_DEBUG: "true" }, ["HCLOUD_DEBUG"]],
+  ["HCLOUD_DEBUG has its effect (each request logged): nothing to say", { HCLOUD_DEBUG: "true" }, []],
   ["metrics turned off", { HCLOUD_METRICS_ENABLED: "false" }, ["HCLOUD_METRICS_ENABLED"]],
   ["another metrics address", { HCLOUD_METRICS_ADDRESS: ":9000" }, ["HCLOUD_METRICS_ADDRESS"]],
 ] as const)("settings without effect here are said at start: %s", (_, env, named) => {

@@ -66,7 +66,12 @@ export async function createHcloudProvider(
     ...(deps.retry && { retry: deps.retry }),
     ...(deps.now && { now: deps.now }),
   };
-  const transport = createHcloudTransport({ token: config.token, endpoint: config.endpoint, ...tuning });
+  const transport = createHcloudTransport({
+    token: config.token,
+    endpoint: config.endpoint,
+    debug: config.debug,
+    ...tuning,
+  });
   const credentials = config.robot.enabled ? config.robot.credentials : undefined;
   const robot = credentials
     ? cachedRobot(
@@ -86,7 +91,6 @@ export async function createHcloudProvider(
 /** hccm's settings that this manager accepts but does otherwise, said once at start so a migration hears of them. */
 export function withoutEffect(config: HcloudConfig): string[] {
   const out: string[] = [];
-  if (config.debug) out.push("HCLOUD_DEBUG has no effect here; --v=2 logs the API client's retries and waits");
   if (!config.metrics.enabled || config.metrics.address !== ":8233") {
     out.push(
       "HCLOUD_METRICS_ENABLED and HCLOUD_METRICS_ADDRESS have no effect here: metrics are served on /metrics at --secure-port",

@@ -12,6 +12,7 @@ import { abortableSleep, type Now, type Sleep } from "../../../kube/sleep.ts";
 import type { CallContext, RateLimit } from "../../cloud.ts";
 import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
 import type { RetryPolicy } from "../../kit/http/retry-policy.ts";
+import { loggedFetch } from "./request-log.ts";
 
 export const defaultHcloudEndpoint = "https://api.hetzner.cloud/v1";
 
@@ -69,6 +70,8 @@ export interface HcloudTransportOptions extends CloudApiClientTuning {
   /** `HCLOUD_ENDPOINT`; default Hetzner's. */
   readonly endpoint?: string | undefined;
   readonly timeoutMs?: number;
+  /** `HCLOUD_DEBUG`: each request is an info line on `logger` (request-log.ts). */
+  readonly debug?: boolean;
 }
 
 /** The kit client plus the clock that action polling and caches share with it. */
@@ -84,6 +87,8 @@ export function createHcloudTransport(o: HcloudTransportOptions): HcloudTranspor
   const now = o.now ?? Date.now;
   const sleep = o.sleep ?? abortableSleep;
   const authorization = `Bearer ${o.token}`;
+  const logger = o.logger;
+  const fetcher = o.debug && logger ? loggedFetch(o.fetch ?? fetch, (line) => logger.info(line), now) : o.fetch;
   const client = new CloudApiClient({
     name: NAME,
     provider: "hcloud",
@@ -98,8 +103,8 @@ export function createHcloudTransport(o: HcloudTransportOptions): HcloudTranspor
     now,
     sleep,
     ...(o.random && { random: o.random }),
-    ...(o.fetch && { fetch: o.fetch }),
-    ...(o.logger && { logger: o.logger }),
+    ...(fetcher && { fetch: fetcher }),
+    ...(logger && { logger }),
   });
   return { client, now, sleep };
 }
