@@ -2,14 +2,18 @@
  * Issue 3, serving end to end: the compiled manager's HTTPS endpoint (`--secure-port`, `--bind-address`) against an
  * API emulator started here with bearer tokens and an authorizer, so that `/metrics` is guarded by real
  * TokenReview and SubjectAccessReview round trips. The simulated cloud runs here too, for the sandbox provider.
+ * With `--profiling` (the default) the heap's figures and a snapshot are fetched from the executable as an operator
+ * would (docs/performance.md, "Taking a heap snapshot").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { HeapStatsBody } from "../controllers/runtime/heap-debug.ts";
 import type { Authorizer } from "../sandbox/apiserver/auth.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import { parseV8Snapshot } from "../scripts/bench/heap-snapshot.ts";
 import { freePort, listeningPorts, type RunningProcess, spawnManager, waitFor } from "./support/processes.ts";
 
 const TOKENS = {
@@ -135,6 +139,38 @@ describe("the compiled manager's secure serving", () => {
     expect(text).toContain("# TYPE workqueue_depth gauge");
     expect(text).toMatch(/^workqueue_depth\{name="[^"]+"\} \d+$/m);
   });
+
+  test("--profiling (the default): /debug/heap/stats and /debug/heap/snapshot behind the same authorisation", async () => {
+    for (const path of ["/debug/heap/stats", "/debug/heap/snapshot"]) {
+      expect([path, (await get(`${base}${path}`)).status]).toEqual([path, 401]);
+      expect([path, (await get(`${base}${path}`, { token: "reader-token" })).status]).toEqual([path, 403]);
+    }
+    const stats = await get(`${base}/debug/heap/stats?gc=1`, { token: "manager-token" });
+    expect(stats.status).toBe(200);
+    const body = (await stats.json()) as HeapStatsBody;
+    expect(body.collected).toBeTrue();
+    expect(body.jsc.heapSize).toBeGreaterThan(0);
+    expect(body.proc.RssFile).toBeGreaterThan(0); // the executable's own pages
+    expect(body.proc.RssAnon).toBeGreaterThan(body.jsc.heapSize);
+    const snapshot = await get(`${base}/debug/heap/snapshot`, { token: "manager-token" });
+    expect(snapshot.status).toBe(200);
+    const summary = parseV8Snapshot(await snapshot.json());
+    expect(summary.totalSelfSize).toBeGreaterThan(0);
+    // Grouped as Chrome DevTools' summary groups them: objects by constructor, the rest by kind.
+    expect(summary.types.map((t) => t.name)).toEqual(expect.arrayContaining(["Object", "(string)", "(closure)"]));
+  }, 60_000);
+
+  test("--profiling=false: the heap's paths answer 404, as upstream's /debug/pprof/ does", async () => {
+    const offPort = freePort();
+    const p = await manager([`--secure-port=${offPort}`, "--bind-address=127.0.0.1", "--profiling=false"]);
+    await waitForLine(p, `serving health and metrics on https://127.0.0.1:${offPort}`);
+    for (const path of ["/debug/heap/stats", "/debug/heap/snapshot"]) {
+      const response = await get(`https://127.0.0.1:${offPort}${path}`, { token: "manager-token" });
+      expect([path, response.status]).toEqual([path, 404]);
+    }
+    p.proc.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+  }, 90_000);
 
   test("given --tls-cert-file and --tls-private-key-file, that certificate is served", async () => {
     await openssl(

@@ -15,8 +15,8 @@
  *                                         figures describe the working tree)
  *   bun run bench --against-upstream      ours beside upstream's Go CCM 1.20 on a real kube-apiserver 1.20
  *                                         (scripts/bench/upstream/; builds it from Debian's source the first
- *                                         time, minutes); with --sizes=200,1000, --services=100 and --runs
- *                                         (start-up runs)
+ *                                         time, minutes); with --sizes=1000,5000, --services=100, --runs
+ *                                         (start-up runs), --ours=<executable>, --keep-snapshots=<folder>
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
@@ -53,8 +53,10 @@ function options(argv: string[]) {
       "reuse-build": { type: "boolean", default: false },
       markdown: { type: "string" },
       "against-upstream": { type: "boolean", default: false },
-      sizes: { type: "string", default: "200,1000" },
+      sizes: { type: "string", default: "1000,5000" },
       services: { type: "string", default: "100" },
+      ours: { type: "string" },
+      "keep-snapshots": { type: "string" },
     },
   });
   const known = new Map(BENCHMARKS.map((b) => [b.id, b]));
@@ -71,7 +73,10 @@ function options(argv: string[]) {
   if (!(window > 0)) throw new Error(`--window must be a number of seconds > 0, got "${values.window}"`);
   return {
     againstUpstream: values["against-upstream"]
-      ? againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services)
+      ? againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services, {
+          ours: values.ours,
+          keepSnapshots: values["keep-snapshots"],
+        })
       : undefined,
     benchmarks: only.map((id) => known.get(id) as Benchmark),
     scales,

@@ -15,7 +15,7 @@
  * cloud-controller-manager's identity is not.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,13 +28,15 @@ import { loadTransport } from "../../../kube/transport.ts";
 import { Taints } from "../../../kube/well-known.ts";
 import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../../../sandbox/cloud/server.ts";
-import { registrationOf } from "../../../sandbox/kubelets.ts";
 import { collectOutput, freePort } from "../../lib/processes.ts";
 import { ensureKubeApiserver } from "../../real-apiserver/build.ts";
 import { type RealApiServer, startRealApiServer } from "../../real-apiserver/server.ts";
 import { benchExecutable } from "../ccm.ts";
 import { hasIngress, loadBalancerService } from "../fixtures.ts";
 import { ensureUpstreamCcm } from "./build.ts";
+import { kubeletNode } from "./kubelet-node.ts";
+import { breakdownMarkdown, type MemoryBreakdown, oursMemory, type Scenario, upstreamMemory } from "./memory.ts";
+import { type SyncLag, watchSyncLag } from "./sync-lag.ts";
 
 const QPS_1000 = ["--kube-api-qps=1000", "--kube-api-burst=1000"];
 const log = (line: string) => console.error(`bench: ${line}`);
@@ -56,13 +58,21 @@ export interface AgainstUpstreamOptions {
   readonly reuse: boolean;
   /** LoadBalancer Services created at once (0: none), with 3 Nodes and only the service controller. */
   readonly services: number;
+  /** Our executable to measure instead of building build/bench-bin from the working tree. */
+  readonly ours?: string | undefined;
+  /** A folder to keep our heap snapshots in (`<scenario>.heapsnapshot`), for Chrome DevTools. */
+  readonly keepSnapshots?: string | undefined;
 }
 
+/** Upstream at default flags joins at 20 requests/s: 5000 Nodes would take ~750 s, so sizes above this skip it. */
+const UPSTREAM_DEFAULT_FLAGS_MAX_NODES = 1000;
+
 /** Runs every figure, alternating upstream and ours, and prints the Markdown table on stdout. */
-export async function runAgainstUpstream({ sizes, runs, reuse, services }: AgainstUpstreamOptions): Promise<void> {
+export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promise<void> {
+  const { sizes, runs, reuse, services } = options;
   const apiserver = await ensureKubeApiserver(log);
   const upstreamBin = await ensureUpstreamCcm(log);
-  const oursBin = await benchExecutable(reuse);
+  const oursBin = options.ours ?? (await benchExecutable(reuse));
   const dir = await mkdtemp(join(tmpdir(), "ccm-bench-upstream-"));
   // Not the admin (system:masters is APF's exempt level): a user whose requests APF classifies as a CCM's would be.
   const benchToken = randomBytes(16).toString("hex");
@@ -165,21 +175,28 @@ export async function runAgainstUpstream({ sizes, runs, reuse, services }: Again
     const at = new Date();
     const todo = machines.slice(0, n);
     for (let i = 0; i < todo.length; i += 50) {
-      await Promise.all(todo.slice(i, i + 50).map((m) => client.create(Resources.nodes, registrationOf(m, at))));
+      await Promise.all(todo.slice(i, i + 50).map((m, j) => client.create(Resources.nodes, kubeletNode(m, i + j, at))));
     }
   }
 
   const tainted = (n: Node) => (n.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
 
+  /** Where the bytes are, read from outside (/proc) and from the runtime's own figures; see ./memory.ts. */
+  const breakdown = (side: Side, ccm: Running, label: string): Promise<MemoryBreakdown> =>
+    side === "upstream"
+      ? upstreamMemory(ccm.proc.pid, ccm.url, benchToken)
+      : oursMemory(ccm.proc.pid, ccm.url, benchToken, label.replaceAll(/[^\w.-]+/g, "-"), options.keepSnapshots);
+
   /** Start-up to /healthz (ms) and RSS 10 s later (MiB), with no Nodes. */
-  async function startup(side: Side): Promise<{ ms: number; rss: number }> {
+  async function startup(side: Side): Promise<{ ms: number; rss: number; memory: MemoryBreakdown }> {
     const t0 = performance.now();
     const ccm = spawn(side, []);
     try {
       await until(`${side} /healthz`, () => healthy(ccm.url), 60_000, 5);
       const ms = performance.now() - t0;
       await Bun.sleep(10_000);
-      return { ms, rss: rssMiB(ccm.proc.pid) };
+      const rss = rssMiB(ccm.proc.pid);
+      return { ms, rss, memory: await breakdown(side, ccm, "idle") };
     } finally {
       await ccm.stop();
     }
@@ -222,9 +239,18 @@ export async function runAgainstUpstream({ sizes, runs, reuse, services }: Again
     }
   }
 
-  async function join_(side: Side, n: number, extra: string[]): Promise<{ s: number; throttled: number; rss: number }> {
+  interface Joined {
+    readonly s: number;
+    readonly throttled: number;
+    readonly rss: number;
+    readonly memory: MemoryBreakdown;
+    readonly lag: SyncLag;
+  }
+  /** Seconds from spawn to every Node initialised, 429s counted, RSS and the breakdown 10 s after, Synced lag. */
+  async function join_(side: Side, n: number, extra: string[], label: string): Promise<Joined> {
     await clearNodes();
     await registerNodes(n);
+    const lagWatch = await watchSyncLag(client);
     const before = await throttledCount();
     const t0 = performance.now();
     const ccm = spawn(side, extra);
@@ -244,7 +270,12 @@ export async function runAgainstUpstream({ sizes, runs, reuse, services }: Again
       if (pacing) log(`${side}: ${pacing}`);
       const throttled = (await throttledCount()) - before;
       await Bun.sleep(10_000);
-      return { s, throttled, rss: rssMiB(ccm.proc.pid) };
+      const rss = rssMiB(ccm.proc.pid);
+      const memory = await breakdown(side, ccm, `${n} nodes, ${label}`);
+      // Events wait behind the client's pacing; 3 minutes is far more than either needs at these sizes.
+      const lag = await lagWatch.finish(n, 180_000);
+      if (lag.synced < n) log(`${side}: only ${lag.synced} of ${n} Synced events seen`);
+      return { s, throttled, rss, memory, lag };
     } finally {
       await ccm.stop();
     }
@@ -255,9 +286,11 @@ export async function runAgainstUpstream({ sizes, runs, reuse, services }: Again
     return s[Math.floor((s.length - 1) / 2)] ?? Number.NaN;
   };
   const rows: Array<[string, number, number, string]> = [];
+  const scenarios: Scenario[] = [];
   const put = (figure: string, up: number, ours: number, unit: string) => rows.push([figure, up, ours, unit]);
 
   try {
+    const idleMemory: Partial<Record<Side, MemoryBreakdown>> = {};
     const boot: Record<Side, { ms: number[]; rss: number[] }> = {
       upstream: { ms: [], rss: [] },
       ours: { ms: [], rss: [] },
@@ -269,28 +302,56 @@ export async function runAgainstUpstream({ sizes, runs, reuse, services }: Again
         log(`start-up ${side}: ${r.ms.toFixed(0)} ms, idle RSS ${r.rss.toFixed(1)} MiB`);
         boot[side].ms.push(r.ms);
         boot[side].rss.push(r.rss);
+        idleMemory[side] = r.memory; // the last run's: its figures agree with each other, not with the median
       }
     }
     put("start-up to /healthz", median(boot.upstream.ms), median(boot.ours.ms), "ms");
     put("idle RSS (10 s after /healthz)", median(boot.upstream.rss), median(boot.ours.rss), "MiB");
+    scenarios.push({ label: "idle", nodes: 0, ...idleMemory });
     for (const n of sizes) {
       for (const [label, extra] of [
         ["default flags", [] as string[]],
         ["--kube-api-qps=1000 --kube-api-burst=1000", QPS_1000],
       ] as const) {
-        const got: Partial<Record<Side, { s: number; throttled: number; rss: number }>> = {};
+        const got: Partial<Record<Side, Joined>> = {};
         for (const side of ["upstream", "ours"] as const) {
-          got[side] = await join_(side, n, [...extra]);
-          log(`${n} joins, ${label}, ${side}: ${got[side]?.s.toFixed(2)} s, ${got[side]?.throttled} × 429`);
+          if (side === "upstream" && extra.length === 0 && n > UPSTREAM_DEFAULT_FLAGS_MAX_NODES) {
+            log(`${n} joins, ${label}, upstream: skipped (20 requests/s: about ${Math.round((2 * n) / 20)} s)`);
+            continue;
+          }
+          const r = await join_(side, n, [...extra], label);
+          got[side] = r;
+          log(
+            `${n} joins, ${label}, ${side}: ${r.s.toFixed(2)} s, ${r.throttled} × 429, RSS ${r.rss.toFixed(1)} MiB, ` +
+              `Synced lag median ${r.lag.medianS.toFixed(2)} s max ${r.lag.maxS.toFixed(2)} s (${r.lag.synced}/${n})`,
+          );
         }
+        scenarios.push({
+          label: `${n} nodes, ${label}`,
+          nodes: n,
+          upstream: got.upstream?.memory,
+          ours: got.ours?.memory,
+        });
         put(`${n} nodes joining, ${label}`, got.upstream?.s ?? Number.NaN, got.ours?.s ?? Number.NaN, "s");
         put(
           `429 answers during those ${n} joins, ${label}`,
-          got.upstream?.throttled ?? 0,
-          got.ours?.throttled ?? 0,
+          got.upstream?.throttled ?? Number.NaN,
+          got.ours?.throttled ?? Number.NaN,
           "",
         );
-        put(`RSS with ${n} nodes, ${label}`, got.upstream?.rss ?? 0, got.ours?.rss ?? 0, "MiB");
+        put(`RSS with ${n} nodes, ${label}`, got.upstream?.rss ?? Number.NaN, got.ours?.rss ?? Number.NaN, "MiB");
+        put(
+          `Synced event after initialisation, median, ${n} nodes, ${label}`,
+          got.upstream?.lag.medianS ?? Number.NaN,
+          got.ours?.lag.medianS ?? Number.NaN,
+          "s",
+        );
+        put(
+          `Synced event after initialisation, max, ${n} nodes, ${label}`,
+          got.upstream?.lag.maxS ?? Number.NaN,
+          got.ours?.lag.maxS ?? Number.NaN,
+          "s",
+        );
       }
     }
     if (services > 0) {
@@ -321,21 +382,29 @@ export async function runAgainstUpstream({ sizes, runs, reuse, services }: Again
   }
 
   const fmt = (x: number, unit: string) =>
-    unit === "ms" ? `${x.toFixed(0)} ms` : unit === "" ? String(x) : `${x.toFixed(unit === "s" ? 2 : 1)} ${unit}`;
+    Number.isNaN(x)
+      ? "–"
+      : unit === "ms"
+        ? `${x.toFixed(0)} ms`
+        : unit === ""
+          ? String(x)
+          : `${x.toFixed(unit === "s" ? 2 : 1)} ${unit}`;
   console.log("| figure | upstream Go CCM 1.20 | ours | ours ÷ upstream |");
   console.log("|---|---|---|---|");
   for (const [figure, up, ours, unit] of rows) {
-    const ratio = unit === "" ? "" : `${(ours / up).toFixed(2)}×`;
+    const ratio = unit === "" || Number.isNaN(ours / up) ? "" : `${(ours / up).toFixed(2)}×`;
     console.log(`| ${figure} | ${fmt(up, unit)} | ${fmt(ours, unit)} | ${ratio} |`);
   }
+  if (scenarios.length > 0) console.log(`\nWhere the bytes are:\n\n${breakdownMarkdown(scenarios)}`);
 }
 
-/** `--sizes=200,1000 --runs=3 --reuse-build` as the options, or an error naming the flag. */
+/** `--sizes=1000,5000 --runs=3 --reuse-build` (and `--ours`, `--keep-snapshots`) as the options, or an error. */
 export function againstUpstreamOptions(
   sizesFlag: string,
   runsFlag: string,
   reuse: boolean,
   servicesFlag = "100",
+  paths: { readonly ours?: string | undefined; readonly keepSnapshots?: string | undefined } = {},
 ): AgainstUpstreamOptions {
   const sizes = sizesFlag === "" ? [] : sizesFlag.split(",").map(Number);
   const runs = Number(runsFlag);
@@ -347,17 +416,27 @@ export function againstUpstreamOptions(
     throw new Error(`--sizes must be whole numbers ≥ 1 separated by commas, got "${sizesFlag}"`);
   }
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${runsFlag}"`);
-  return { sizes, runs, reuse, services };
+  if (paths.ours !== undefined && !existsSync(paths.ours)) {
+    throw new Error(`--ours must name our compiled executable, "${paths.ours}" does not exist (npm run build)`);
+  }
+  return { sizes, runs, reuse, services, ours: paths.ours, keepSnapshots: paths.keepSnapshots };
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({
     options: {
-      sizes: { type: "string", default: "200,1000" },
+      sizes: { type: "string", default: "1000,5000" },
       runs: { type: "string", default: "3" },
       services: { type: "string", default: "100" },
       "reuse-build": { type: "boolean", default: false },
+      ours: { type: "string" },
+      "keep-snapshots": { type: "string" },
     },
   });
-  await runAgainstUpstream(againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services));
+  await runAgainstUpstream(
+    againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services, {
+      ours: values.ours,
+      keepSnapshots: values["keep-snapshots"],
+    }),
+  );
 }
