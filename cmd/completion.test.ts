@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProviderRegistry } from "../providers/registry.ts";
@@ -31,21 +31,122 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
 }
 
 let dir: string;
-let script: string;
+/** A folder holding one file, `kube.yaml`, where the shells complete file names. */
+let cwd: string;
+const scripts: Record<string, string> = {};
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ccm-completion-"));
-  const r = await cli(["completion", "bash"]);
-  expect(r.code).toBe(0);
-  script = join(dir, "completion.bash");
-  await writeFile(script, r.out);
+  for (const shell of ["bash", "zsh", "fish"]) {
+    const r = await cli(["completion", shell]);
+    expect(r.code).toBe(0);
+    scripts[shell] = join(dir, `completion.${shell}`);
+    await writeFile(scripts[shell], r.out);
+  }
+  cwd = join(dir, "cwd");
+  await mkdir(cwd);
+  await writeFile(join(cwd, "kube.yaml"), "");
+  await writeFile(join(dir, "drive.zsh"), ZSH_DRIVER);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Why `shell`'s tests cannot run on this machine, or undefined when they can. */
+function missingShell(shell: string): string | undefined {
+  if (Bun.which(shell)) return undefined;
+  return `${shell} is not installed; install Debian's ${shell} (apt-get install ${shell}, as root) to run these`;
+}
+
+type Row = [name: string, words: string[], want: string[]];
+
+/**
+ * One test per row: `complete(words)` offers exactly `want`. Reported as skipped, the reason in each name, when
+ * the shell is not installed.
+ */
+function completesIn(shell: string, rows: Row[], complete: (words: string[]) => Promise<string[]>): void {
+  const reason = missingShell(shell);
+  const run = async (_name: string, words: string[], want: string[]) => {
+    expect((await complete(words)).sort()).toEqual([...want].sort());
+  };
+  if (reason === undefined) test.each(rows)("completes %s", run);
+  else test.skip.each(rows)(`completes %s [skipped: ${reason}]`, run);
+}
+
+/**
+ * Runs `cmd` in the folder with `kube.yaml`, with a home of its own and a deadline (a hung shell is killed and fails
+ * the test); its standard output, carriage returns dropped.
+ */
+async function runShell(cmd: string[]): Promise<string> {
+  const proc = Bun.spawn(cmd, {
+    cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ZDOTDIR: dir, XDG_DATA_HOME: dir, TERM: "dumb" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 60_000,
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  if (code !== 0)
+    throw new Error(`${cmd[0]} exited ${code} (killed after 60 s if null):\n${stderr}\n${stdout.slice(-2000)}`);
+  return stdout.replaceAll("\r", "");
+}
+
+/**
+ * The zsh side: an interactive zsh in a pseudo-terminal (zpty) loads the script as a user would, then the command
+ * line is typed and completed by zsh's own completion system through a key bound to `complete-word`. `compadd` is
+ * wrapped to print every candidate (`MATCH:…`) instead of offering it. Each step waits for the next prompt, whose
+ * text (READY) the echo of the typed lines never holds; the last for a mark the key's widget prints when done.
+ * Arguments: the script, the command line.
+ */
+const ZSH_DRIVER = `zmodload zsh/zpty || exit 3
+zpty -b cc zsh -f -i
+step() { zpty -w cc "$1"; zpty -r cc _ '*READY> *' }
+step "PROMPT='RE''ADY> '"
+step "source \${(q)1}"
+step 'compadd() { local -a m; builtin compadd -O m "$@"; print -rl -- "" "MATCH:"\${^m} }'
+step 'probe() { zle complete-word; print -r -- "" "DONE$((40+2))" }; zle -N probe; bindkey "^T" probe'
+zpty -w -n cc "$2"$'\\C-t'
+zpty -r cc out '*DONE42*'
+print -r -- "$out"
+zpty -d cc
+`;
+
+/** What zsh offers for `words` typed after the executable's name (and a space when the last word is ""). */
+async function completeInZsh(words: string[]): Promise<string[]> {
+  const out = await runShell([
+    "zsh",
+    "-f",
+    join(dir, "drive.zsh"),
+    scripts.zsh!,
+    ["cloud-controller-manager", ...words].join(" "),
+  ]);
+  return [...out.matchAll(/^MATCH:(.+)$/gm)].map((m) => m[1]!);
+}
+
+/** What fish offers for `words` typed after the executable's name (`complete -C`), without descriptions. */
+async function completeInFish(words: string[]): Promise<string[]> {
+  const line = ["cloud-controller-manager", ...words].join(" ");
+  const out = await runShell([
+    "fish",
+    "--no-config",
+    "-c",
+    "source $argv[1]; complete -C $argv[2]",
+    scripts.fish!,
+    line,
+  ]);
+  return out
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => l.split("\t")[0]!);
+}
 
 /** Sources the script in bash and completes `words` (the last is the word under the cursor) as bash would. */
 async function complete(words: string[]): Promise<string[]> {
   const body = [
     "set -eu",
-    `source ${JSON.stringify(script)}`,
+    `source ${JSON.stringify(scripts.bash)}`,
     // The script registers itself for the executable's name.
     'complete -p cloud-controller-manager | grep -q -- "-F _cloud_controller_manager"',
     `COMP_WORDS=(cloud-controller-manager ${words.map((w) => `'${w}'`).join(" ")})`,
@@ -89,6 +190,36 @@ describe("completion bash, sourced in bash", () => {
   ])("completes %s", async (_name, words, want) => {
     expect((await complete(words)).sort()).toEqual([...want].sort());
   });
+});
+
+// The same completions, in the shells themselves. zsh runs the bash function through bashcompinit, so its rows are
+// the bash rows that show zsh's side: it loads, offers flags and sub-commands, and falls back to file names.
+describe("completion zsh, loaded in an interactive zsh", () => {
+  completesIn(
+    "zsh",
+    [
+      ["a manager flag from its start", ["--clo"], ["--cloud-config", "--cloud-provider"]],
+      ["a sub-command's name", ["sa"], ["sandbox"]],
+      ["a sandbox flag, not the manager's", ["sandbox", "--no"], ["--nodes"]],
+      ["the shells after completion", ["completion", ""], ["--help", "bash", "zsh", "fish"]],
+      ["file names after a flag that takes a value", ["--kubeconfig", ""], ["kube.yaml"]],
+    ],
+    completeInZsh,
+  );
+});
+
+describe("completion fish, sourced in fish", () => {
+  completesIn(
+    "fish",
+    [
+      ["a manager flag from its start", ["--clo"], ["--cloud-config", "--cloud-provider"]],
+      ["a sub-command's name", ["sa"], ["sandbox"]],
+      ["a sandbox flag, not the manager's", ["sandbox", "--no"], ["--nodes"]],
+      ["the shells after completion", ["completion", ""], ["bash", "fish", "zsh"]],
+      ["file names after a flag that takes a value", ["--kubeconfig", ""], ["kube.yaml"]],
+    ],
+    completeInFish,
+  );
 });
 
 describe("completion", () => {
