@@ -1,12 +1,12 @@
 /**
  * Issue 18's migration promise end to end: a load balancer hccm made for a Service (hccm's name and
  * `hcloud-ccm/service-uid` label) is adopted by the compiled `hcloud-cloud-controller-manager` in place — same ID,
- * same IP, nothing deleted or created — then follows an annotation change, refuses an invalid annotation with a
- * Warning event naming it, and goes when the Service is deleted.
+ * same IP, nothing deleted or created — gives hccm's load balancer type Warning events, then follows an annotation
+ * change, refuses an invalid annotation with a Warning event naming it, and goes when the Service is deleted.
  */
 import { expect, test } from "bun:test";
 import { Resources } from "../kube/client-types.ts";
-import type { KubeObject, Node, Service } from "../kube/objects.ts";
+import type { Event, KubeObject, Node, Service } from "../kube/objects.ts";
 import { Taints } from "../kube/well-known.ts";
 import { createLoadBalancer } from "../sandbox/hcloud/state/load-balancers.ts";
 import { hcloudManagerCommand, registerNode, useHcloudE2e } from "./support/hcloud.ts";
@@ -64,6 +64,41 @@ test("a load balancer in hccm's shape is adopted in place: same ID, same IP, not
     );
   await until("nodes initialised", () => servers.every((s) => initialised(s.name)));
 }, 180_000);
+
+/** Whether the Service `web` has a Warning event with `reason` (hccm's reasons, written by this manager). */
+const warned = (reason: string) => () =>
+  e2e.api.store
+    .list<Event>(Resources.events, ns)
+    .items.some(
+      (e) =>
+        e.type === "Warning" &&
+        e.reason === reason &&
+        e.involvedObject?.kind === "Service" &&
+        e.involvedObject.name === "web" &&
+        e.source?.component === "hcloud-cloud-controller-manager",
+    );
+
+test("no type annotation and no HCLOUD_LOAD_BALANCERS_TYPE: hccm's LoadBalancerTypeUnconfigured Warning event", async () => {
+  await until("a LoadBalancerTypeUnconfigured event on the Service", warned("LoadBalancerTypeUnconfigured"));
+}, 120_000);
+
+test("the load balancer's type deprecated: hccm's LoadBalancerTypeDeprecated Warning event", async () => {
+  const world = e2e.world.hcloud.world;
+  world.loadBalancerTypeDeprecations.set("lb11", {
+    announced: "2026-09-01T00:00:00+00:00",
+    unavailable_after: "2099-12-01T00:00:00+00:00",
+  });
+  // Any change makes a sync; naming the type it has changes nothing on the load balancer.
+  await e2e.client.patch(
+    Resources.services,
+    "web",
+    "merge",
+    { metadata: { annotations: { "load-balancer.hetzner.cloud/type": "lb11" } } },
+    ns,
+  );
+  await until("a LoadBalancerTypeDeprecated event on the Service", warned("LoadBalancerTypeDeprecated"));
+  world.loadBalancerTypeDeprecations.delete("lb11");
+}, 120_000);
 
 test("an annotation change is applied to the same load balancer", async () => {
   const id = lbs()[0]!.id;

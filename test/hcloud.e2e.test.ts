@@ -2,16 +2,16 @@
  * Issue 18 end to end: the compiled `hcloud-cloud-controller-manager`, run with hccm's own flags and environment,
  * against the API emulator and the hcloud and Robot emulators. First a hybrid cluster (Cloud and Robot servers,
  * `HCLOUD_NETWORK` for the private IPs, routes off as hccm requires with Robot): nodes initialised as hccm
- * initialises them, a shut-down server's node tainted, a deleted server's node deleted, a Robot node kept through
- * Robot's outage. Then routes in the network: one per pod CIDR, stale ones removed, the operator's own kept. Last, a
- * bad variable stops the executable with the variable named.
+ * initialises them, hccm's Warning events on Robot nodes, a shut-down server's node tainted, a deleted server's node
+ * deleted, a Robot node kept through Robot's outage. Then routes in the network: one per pod CIDR, stale ones
+ * removed, the operator's own kept. Last, a bad variable stops the executable with the variable named.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
-import type { Node, Service } from "../kube/objects.ts";
+import type { Event, Node, Service } from "../kube/objects.ts";
 import { Taints } from "../kube/well-known.ts";
 import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { deleteServer, power } from "../sandbox/hcloud/state/servers.ts";
@@ -109,6 +109,40 @@ test("hybrid cluster: Cloud and Robot nodes initialised with hccm's provider IDs
   });
   expect(addresses(r)).toContain(`ExternalIP ${dedicated.ip}`);
 }, 180_000);
+
+/** Whether Node `name` has a Warning event with `reason` from this manager (hccm's reasons and component). */
+const warnedOn = (name: string, reason: string) => () =>
+  api.store
+    .list<Event>(Resources.events, { namespace: "default" })
+    .items.some(
+      (e) =>
+        e.type === "Warning" &&
+        e.reason === reason &&
+        e.involvedObject?.kind === "Node" &&
+        e.involvedObject.name === name &&
+        e.source?.component === "hcloud-cloud-controller-manager",
+    );
+
+test("a Robot node's InternalIP of the other family is not forwarded: hccm's MisconfiguredInternalIP Warning event", async () => {
+  const current = nodeNamed("robot-1")?.status?.addresses ?? [];
+  await client.patch(
+    Resources.nodes,
+    "robot-1",
+    "merge",
+    { status: { addresses: [...current, { type: "InternalIP", address: "fd00::5" }] } },
+    { subresource: "status" },
+  );
+  await until("a MisconfiguredInternalIP event on robot-1", warnedOn("robot-1", "MisconfiguredInternalIP"));
+  await untilNode("robot-1", "fd00::5 not kept", (n) => !addresses(n).includes("InternalIP fd00::5"));
+}, 120_000);
+
+test("a Robot server renamed (reused by another cluster): hccm's PossibleNodeDeletion Warning event", async () => {
+  const number = Number(nodeNamed("robot-1")?.spec?.providerID?.replace("hrobot://", ""));
+  world.robot.state.updateServer(number, { name: "other-cluster-7" });
+  await until("a PossibleNodeDeletion event on robot-1", warnedOn("robot-1", "PossibleNodeDeletion"));
+  world.robot.state.updateServer(number, { name: "robot-1" });
+  expect(nodeNamed("robot-1")).toBeDefined();
+}, 120_000);
 
 test("a powered-off server's NotReady node gets the shutdown taint; powered on again, loses it", async () => {
   const server = [...world.hcloud.world.servers.values()].find((s) => s.name === "cloud-2")!;
