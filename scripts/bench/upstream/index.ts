@@ -24,6 +24,7 @@ import type { Subprocess } from "bun";
 import { createKubeClient } from "../../../kube/client.ts";
 import { type KubeClient, Resources } from "../../../kube/client-types.ts";
 import type { Node, Service } from "../../../kube/objects.ts";
+import { kubeletNode } from "../../../kube/testdata/kubelet-node.ts";
 import { loadTransport } from "../../../kube/transport.ts";
 import { Taints } from "../../../kube/well-known.ts";
 import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
@@ -34,7 +35,6 @@ import { type RealApiServer, startRealApiServer } from "../../real-apiserver/ser
 import { benchExecutable } from "../ccm.ts";
 import { hasIngress, loadBalancerService } from "../fixtures.ts";
 import { ensureUpstreamCcm } from "./build.ts";
-import { kubeletNode } from "./kubelet-node.ts";
 import { breakdownMarkdown, type MemoryBreakdown, oursMemory, type Scenario, upstreamMemory } from "./memory.ts";
 import { type SyncLag, watchSyncLag } from "./sync-lag.ts";
 
@@ -171,11 +171,28 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
     await until("no Nodes left", async () => (await client.list(Resources.nodes)).items.length === 0, 120_000, 200);
   }
 
+  /**
+   * n kubelet-shaped Nodes (kube/testdata/kubelet-node.ts: 30 images with digests, capacity, five conditions, node
+   * info, daemon endpoints, volumes; 8.2 KiB of JSON as sent), tainted uninitialized, the same for both managers; what
+   * the server sets itself (uid, resourceVersion, creationTimestamp, managedFields) is left to it.
+   */
   async function registerNodes(n: number): Promise<void> {
-    const at = new Date();
     const todo = machines.slice(0, n);
+    const registration = (name: string, i: number): Node => {
+      const node = kubeletNode(name, i);
+      const {
+        uid: _u,
+        resourceVersion: _r,
+        creationTimestamp: _c,
+        managedFields: _m,
+        ...metadata
+      } = node.metadata ?? {};
+      return { ...node, metadata };
+    };
     for (let i = 0; i < todo.length; i += 50) {
-      await Promise.all(todo.slice(i, i + 50).map((m, j) => client.create(Resources.nodes, kubeletNode(m, i + j, at))));
+      await Promise.all(
+        todo.slice(i, i + 50).map((m, j) => client.create(Resources.nodes, registration(m.name, i + j))),
+      );
     }
   }
 
