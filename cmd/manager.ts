@@ -203,7 +203,8 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
 
 /**
  * No new write, stop taking work, then wait (within `STOP_GRACE_MS` in all) for the controllers and for every write
- * in flight. False when writes were still running at the deadline (they are then aborted, but may yet land).
+ * in flight. False when writes were still running at the deadline (they are then aborted, but may yet land), or when
+ * one ended without an answer while stopping (its own timeout): it too may yet land.
  */
 async function stopTerm(term: RunningTerm, clock: Clock, logger: ConsolaInstance): Promise<boolean> {
   const deadline = clock.now() + STOP_GRACE_MS;
@@ -212,9 +213,31 @@ async function stopTerm(term: RunningTerm, clock: Clock, logger: ConsolaInstance
   await withDeadline(term.run, STOP_GRACE_MS, clock, () =>
     logger.warn(`controllers did not stop within ${STOP_GRACE_MS / 1000}s; exiting anyway`),
   );
-  const inFlight = term.fence.inFlight();
-  if (await term.fence.drain(Math.max(0, deadline - clock.now()))) return true;
-  logger.warn(`${inFlight} write(s) still in flight ${STOP_GRACE_MS / 1000}s after stopping began`);
+  // Named at debug, so a handover that came too soon says which writes it waited for (or that there were none).
+  const waiting = term.fence.inFlight();
+  const from = clock.now();
+  logger.debug(
+    waiting.length === 0
+      ? "no write in flight once the controllers stopped"
+      : `waiting for ${waiting.length} write(s) in flight before releasing the lease: ${waiting.join(", ")}`,
+  );
+  const drained = await term.fence.drain(Math.max(0, deadline - clock.now()));
+  const still = term.fence.inFlight();
+  const unanswered = term.fence.unanswered();
+  if (drained) {
+    if (waiting.length > 0) logger.debug(`the writes in flight ended after ${Math.round(clock.now() - from)}ms`);
+    return true;
+  }
+  if (still.length > 0) {
+    logger.warn(
+      `${still.length} write(s) still in flight ${STOP_GRACE_MS / 1000}s after stopping began: ${still.join(", ")}`,
+    );
+  }
+  if (unanswered.length > 0) {
+    logger.warn(
+      `${unanswered.length} write(s) ended without an answer while stopping and may yet land: ${unanswered.join(", ")}`,
+    );
+  }
   return false;
 }
 

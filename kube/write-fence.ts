@@ -17,7 +17,11 @@ export interface FencedWrite {
    * answer even when its caller stops waiting; this aborts only when the term is over or its grace has run out.
    */
   readonly signal: AbortSignal;
-  end(): void;
+  /**
+   * The write is over. `answered: false` when it ended with no answer after it may have reached the server (its own
+   * timeout, a connection lost after sending): it may yet land, so a closing term must not hand over as if it had.
+   */
+  end(answered?: boolean): void;
 }
 
 export interface WriteFence {

@@ -7,7 +7,9 @@
  * - `close()` (SIGTERM) refuses new writes but lets those in flight run to their answer, and `drain()` waits for
  *   them, bounded, so the lease is released only after the last write of the term has landed. A write refused
  *   because of `close()` alone (an event, a status patch of a worker finishing) must not abort the others: an abort
- *   does not unsend a request, so the cloud would still apply it after the lease went to the standby.
+ *   does not unsend a request, so the cloud would still apply it after the lease went to the standby. For the same
+ *   reason a write that ends without an answer once the term is closing (its own timeout, a connection lost after
+ *   sending) may yet land: `drain()` then says false, and the lease is left to expire instead of being released.
  */
 import { type FencedWrite, TermOverError, type WriteFence } from "../../kube/write-fence.ts";
 import type { Sleep } from "./clock.ts";
@@ -27,11 +29,14 @@ export interface TermFence extends WriteFence {
   /** Ends the term at once: new writes are refused and those in flight are aborted. */
   end(reason: string): void;
   /**
-   * Resolves true once no write is in flight, or false after `ms` with some still running (those are then aborted).
-   * Call after `close` or `end`.
+   * Resolves true once no write is in flight, or false after `ms` with some still running (those are then aborted),
+   * or when one ended unanswered after `close` (it may yet land). Call after `close` or `end`.
    */
   drain(ms: number): Promise<boolean>;
-  inFlight(): number;
+  /** What each write in flight is (`PUT /…`, `sandbox/api.putLoadBalancer: PUT`), oldest first. */
+  inFlight(): readonly string[];
+  /** The writes that ended without an answer after `close`: they may yet land. */
+  unanswered(): readonly string[];
 }
 
 export function createTermFence(options: TermFenceOptions): TermFence {
@@ -40,7 +45,10 @@ export function createTermFence(options: TermFenceOptions): TermFence {
   let ended: string | undefined;
   /** Why no new write may begin while those in flight run on (`close`). */
   let closed: string | undefined;
-  let count = 0;
+  /** The writes in flight, by a number of their own (one `what` may be in flight more than once). */
+  const writes = new Map<number, string>();
+  let seq = 0;
+  const unanswered: string[] = [];
   let idle: (() => void)[] = [];
 
   const end = (reason: string) => {
@@ -55,14 +63,14 @@ export function createTermFence(options: TermFenceOptions): TermFence {
       throw new TermOverError(`${what} refused: ${over}`);
     }
     if (closed !== undefined) throw new TermOverError(`${what} refused: ${closed}`);
-    count++;
-    let done = false;
+    const id = seq++;
+    writes.set(id, what);
     return {
       signal: hard.signal,
-      end: () => {
-        if (done) return;
-        done = true;
-        if (--count > 0) return;
+      end: (answered = true) => {
+        if (!writes.delete(id)) return;
+        if (!answered && closed !== undefined && ended === undefined) unanswered.push(what);
+        if (writes.size > 0) return;
         const waiting = idle;
         idle = [];
         for (const wake of waiting) wake();
@@ -71,14 +79,14 @@ export function createTermFence(options: TermFenceOptions): TermFence {
   };
 
   const drain = async (ms: number): Promise<boolean> => {
-    if (count === 0) return true;
+    if (writes.size === 0) return unanswered.length === 0;
     const gone = new AbortController();
     const drained = new Promise<boolean>((resolve) => idle.push(() => resolve(true)));
     const late = options.sleep(ms, gone.signal).then(() => false);
     const ok = await Promise.race([drained, late]);
     gone.abort();
     if (!ok) end(closed ?? "the term ended");
-    return ok;
+    return ok && unanswered.length === 0;
   };
 
   return {
@@ -88,6 +96,7 @@ export function createTermFence(options: TermFenceOptions): TermFence {
     },
     end,
     drain,
-    inFlight: () => count,
+    inFlight: () => [...writes.values()],
+    unanswered: () => [...unanswered],
   };
 }

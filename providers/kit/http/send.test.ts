@@ -69,13 +69,59 @@ describe("a cloud write on the wire when the term closes (SIGTERM)", () => {
       });
       await clock.advance(1_200);
       await settle();
-      expect(fence.inFlight()).toBe(1);
+      expect(fence.inFlight()).toEqual(["test/api.put: PUT"]);
       expect(drained).toBeUndefined();
 
       bed.server.release();
       expect(await put).toEqual({ name: "a" });
       await draining;
       expect(drained).toBeTrue();
+    });
+  }
+});
+
+describe("a cloud write that ends without an answer while the term closes", () => {
+  // Its own timeout or a connection lost after sending leaves it unknown: the cloud may yet apply it, so the lease
+  // must not be handed over as if it had landed. A refused connection reached nothing and may be forgotten.
+  const failure = (name: string, code?: string) => Object.assign(new Error(name), code ? { code } : { name });
+  const rows: { name: string; error: Error; drained: boolean; unanswered: string[] }[] = [
+    {
+      name: "its own timeout fires",
+      error: failure("TimeoutError"),
+      drained: false,
+      unanswered: ["test/api.put: PUT"],
+    },
+    {
+      name: "the connection is lost after sending",
+      error: failure("socket hang up", "ECONNRESET"),
+      drained: false,
+      unanswered: ["test/api.put: PUT"],
+    },
+    { name: "the connection is refused", error: failure("refused", "ECONNREFUSED"), drained: true, unanswered: [] },
+  ];
+  for (const row of rows) {
+    test(`drain() says ${row.drained} when ${row.name}`, async () => {
+      const { fence, stop, ctx } = stoppingTerm();
+      // The term closes while the write is on the wire, then the write fails without an answer.
+      const onTheWire: typeof fetch = Object.assign(
+        async () => {
+          expect(fence.inFlight()).toEqual(["test/api.put: PUT"]);
+          fence.close("the manager is stopping");
+          stop.abort(new Error("stopping"));
+          throw row.error;
+        },
+        { preconnect: fetch.preconnect },
+      );
+      const client = bed.client({ fetch: onTheWire, retry: { maxRetries: 0 } });
+      const put = client
+        .request(ctx, { operation: "put", method: "PUT", path: "/load-balancers/a", body: {}, answer: lb })
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect(await put).toBeInstanceOf(Error);
+      expect(await fence.drain(10_000)).toBe(row.drained);
+      expect(fence.unanswered()).toEqual(row.unanswered);
     });
   }
 });

@@ -38,6 +38,8 @@ export async function send(input: SendInput): Promise<Attempt> {
   const timeout = AbortSignal.timeout(input.timeoutMs);
   // Synchronous from the fence's check to `fetch` (kube/write-fence.ts); a refusal is thrown, never retried.
   const write = isWriteMethod(input.method) ? input.ctx.fence?.enter(`${input.op}: ${input.method}`) : undefined;
+  // Settled: the cloud answered, or the write never reached it (refused). Otherwise it may yet land (the fence's).
+  let settled = false;
   try {
     const response = await input.fetch(input.url, {
       method: input.method,
@@ -46,8 +48,10 @@ export async function send(input: SendInput): Promise<Attempt> {
       // A write once sent runs to its answer even when the caller stops waiting: aborting would not unsend it.
       signal: AbortSignal.any([write?.signal ?? input.ctx.signal, timeout]),
     });
+    settled = true;
     return { kind: "answer", response, text: await response.text() };
   } catch (err) {
+    settled ||= isRefused(err);
     if (write?.signal.aborted) throw write.signal.reason;
     const aborted = input.ctx.signal.aborted;
     const timedOut = timeout.aborted && !aborted;
@@ -62,7 +66,7 @@ export async function send(input: SendInput): Promise<Attempt> {
       error: (attempts) => new Error(`${message}${attemptsSuffix(attempts)}`, { cause: err }),
     };
   } finally {
-    write?.end();
+    write?.end(settled);
   }
 }
 
