@@ -10,7 +10,7 @@ import type { Status } from "./objects.ts";
 import type { Admission, Pacer } from "./pacing.ts";
 import type { Now } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
-import { type FencedWrite, isWriteMethod, type WriteFence } from "./write-fence.ts";
+import { type FencedWrite, isRefused, isWriteMethod, type WriteFence } from "./write-fence.ts";
 
 /** `KubeApiError.reason` values for failures that never got an answer (status 0). */
 export const ClientReason = {
@@ -123,6 +123,8 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
     const signal = signalFor(req, write);
     let res: Response;
     const sentAt = opts.now();
+    // Answered, or refused before reaching the server; otherwise a write may yet land (see FencedWrite.end).
+    let settled = false;
     try {
       res = await fetch(url, {
         method: req.method,
@@ -133,12 +135,14 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
         ...(signal && { signal }),
         redirect: "manual",
       });
+      settled = true;
     } catch (err) {
+      settled = isRefused(err);
       opts.metrics?.request(req.method, host, undefined, (opts.now() - sentAt) / 1000);
       if (write?.signal.aborted) throw write.signal.reason;
       return fail(req, url, err);
     } finally {
-      write?.end();
+      write?.end(settled);
     }
     opts.metrics?.request(req.method, host, res.status, (opts.now() - sentAt) / 1000);
     answered(admission, req, res);

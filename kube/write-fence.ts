@@ -39,3 +39,12 @@ export const isTermOver = (err: unknown): boolean => {
   }
   return false;
 };
+
+/** Connection refused: nothing reached the server (the cloud, the API server), so even a POST may go again. Bun's and Node's spellings. */
+export function isRefused(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "ECONNREFUSED" || code === "ConnectionRefused") return true;
+  }
+  return false;
+}

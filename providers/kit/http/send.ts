@@ -2,7 +2,7 @@
  * One attempt of a cloud call: the request on the wire with its own timeout, and the whole answer read, or the way
  * it failed. No retrying and no error answers interpreted here (client.ts does both).
  */
-import { isWriteMethod } from "../../../kube/write-fence.ts";
+import { isRefused, isWriteMethod } from "../../../kube/write-fence.ts";
 import type { CallContext } from "../../cloud.ts";
 import { attemptsSuffix, redact } from "./errors.ts";
 import type { AttemptResult } from "./retry-policy.ts";
@@ -68,13 +68,4 @@ export async function send(input: SendInput): Promise<Attempt> {
   } finally {
     write?.end(settled);
   }
-}
-
-/** Connection refused: nothing reached the cloud, so even a POST may go again. Bun's and Node's spellings. */
-function isRefused(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "ECONNREFUSED" || code === "ConnectionRefused") return true;
-  }
-  return false;
 }
