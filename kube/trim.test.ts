@@ -33,6 +33,7 @@ describe("the Node cache keeps what the controllers read", () => {
 
   test.each([
     ["metadata.managedFields"],
+    ["metadata.creationTimestamp"],
     ["status.images"],
     ["status.capacity"],
     ["status.allocatable"],
@@ -107,10 +108,13 @@ describe("the Service cache", () => {
     expect(at(trimmed, path)).toEqual(at(service, path));
   });
 
-  test.each([["metadata.managedFields"], ["metadata.generation"], ["status.conditions"]])("drops %s", (path) => {
-    expect(at(service, path)).toBeDefined();
-    expect(at(trimmed, path)).toBeUndefined();
-  });
+  test.each([["metadata.managedFields"], ["metadata.generation"], ["metadata.labels"], ["status.conditions"]])(
+    "drops %s",
+    (path) => {
+      expect(at(service, path)).toBeDefined();
+      expect(at(trimmed, path)).toBeUndefined();
+    },
+  );
 });
 
 describe("keep-lists", () => {

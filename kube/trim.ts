@@ -48,22 +48,21 @@ const NAMESPACED = [...IDENTITY, "metadata.namespace"] as const;
  */
 export const NODE_FIELDS: readonly FieldPath<Node>[] = [
   ...IDENTITY,
-  // node controller: taint-removal and initial-sync delay metrics (controllers/node/node-sync.ts)
-  "metadata.creationTimestamp",
   // service controller: a node being deleted leaves the stable set (controllers/service/predicates.ts)
   "metadata.deletionTimestamp",
   // node controller (beta/GA label reconciliation, zone and instance-type labels), service controller
   // (exclude-from-external-load-balancers, node selection), providers (hcloud, proxmox, metal)
   "metadata.labels",
-  // providers' per-node settings (hcloud, metal); kept whole as labels are
+  // node controller, metal, proxmox: alpha.kubernetes.io/provided-node-ip (controllers/node/plan.ts); kept whole
+  // (annotation keys hold dots, which a field path cannot name)
   "metadata.annotations",
   // everyone: which instance the Node is (node, node-lifecycle, route, service controllers, every provider)
   "spec.providerID",
   // node controller (the uninitialized taint; the merge patch replaces the list whole), node-lifecycle (shutdown
   // taint), service controller (ToBeDeletedByClusterAutoscaler), sandbox progress
   "spec.taints",
-  // route controller: the routes to make (controllers/route/plan.ts), hcloud routes
-  "spec.podCIDR",
+  // route controller: the routes to make (controllers/route/plan.ts), sandbox progress; `spec.podCIDR` is its
+  // first element and no one reads it
   "spec.podCIDRs",
   // node controller (address refresh compares them), route controller (route target), load-balancer providers
   "status.addresses",
@@ -80,7 +79,7 @@ export const NODE_FIELDS: readonly FieldPath<Node>[] = [
  * Service: the service controller and the load-balancer providers, which get the cached Service in
  * `ensureLoadBalancer`/`updateLoadBalancer`. A Service's `spec` is what a load balancer is built from (ports,
  * class, IP families, traffic policy, source ranges, requested IP, …): it is kept whole, as Services are few
- * and small. What goes is `managedFields`, `status.conditions` and metadata no one reads.
+ * and small. What goes is `managedFields`, `status.conditions`, labels and metadata no one reads.
  */
 export const SERVICE_FIELDS: readonly FieldPath<Service>[] = [
   ...NAMESPACED,
@@ -92,14 +91,17 @@ export const SERVICE_FIELDS: readonly FieldPath<Service>[] = [
   "metadata.finalizers",
   // load-balancer providers' annotations (hcloud, metal, sandbox); service controller: annotation changes resync
   "metadata.annotations",
-  // providers name and tag load balancers by them; service controller logs
-  "metadata.labels",
+  // service controller (type, class, ports, traffic policy: what needs a load-balancer update), every
+  // load-balancer provider (what the load balancer is built from)
   "spec",
   // service controller: the ingress it wrote (its patch is computed against it), sandbox progress, plan
   "status.loadBalancer",
 ];
 
-/** ConfigMaps a provider watches (metal's inventory and pools): their data. */
+/**
+ * ConfigMaps a provider watches (metal's inventory and pools): their data. Labels and annotations stay: these are
+ * single objects a provider selected by name, and `configMaps()` takes no extra fields.
+ */
 export const CONFIG_MAP_FIELDS: readonly FieldPath<ConfigMap>[] = [
   ...NAMESPACED,
   "metadata.labels",
@@ -108,7 +110,7 @@ export const CONFIG_MAP_FIELDS: readonly FieldPath<ConfigMap>[] = [
   "binaryData",
 ];
 
-/** Secrets a provider watches: their data and type. */
+/** Secrets a provider watches: their data and type; labels and annotations as for ConfigMaps. */
 export const SECRET_FIELDS: readonly FieldPath<Secret>[] = [
   ...NAMESPACED,
   "metadata.labels",

@@ -14,7 +14,7 @@ import type { ControllerOptions } from "../context.ts";
 import { type ControllerHarness, controllerHarness } from "../runtime/testing/controller-context.ts";
 import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { startCloudNodeController } from "./controller.ts";
-import { addr, addresses, labels, node, providerID, uninitialized } from "./node-fixtures.ts";
+import { addr, addresses, labels, node, providedNodeIP, providerID, uninitialized } from "./node-fixtures.ts";
 import { addressRetryDelay } from "./node-sync.ts";
 import { StuckReasons } from "./stuck.ts";
 
@@ -145,6 +145,35 @@ describe("cloud-node controller", () => {
     }
     const [init] = mainPatches(t, "n1");
     expect(Object.keys(init?.body as object).sort()).toEqual(["metadata", "spec"]);
+  });
+
+  test("a provided node IP (an annotation read from the cache) the cloud does not report keeps the node tainted", async () => {
+    const cloud = v2Cloud();
+    cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
+    const t = await run(cloud, [node("n1", uninitialized, providedNodeIP("10.9.9.9"))]);
+    await waitFor(
+      async () => {
+        await t.clock.advance(100);
+        return t.logs.some((l) => l.message.includes("10.9.9.9"));
+      },
+      { message: "the provided node IP to be refused" },
+    );
+    expect(tainted(t.node("n1"))).toBe(true);
+    expect(mainPatches(t, "n1")).toEqual([]);
+  });
+
+  test("the taint-removal delay is observed from the written node's creation time", async () => {
+    const cloud = v2Cloud();
+    cloud.override("instanceMetadata", async (_ctx, n) => metadataFor(n));
+    const t = await run(cloud, [node("n1", uninitialized)]);
+    await waitFor(
+      async () => {
+        await t.clock.advance(100);
+        return t.writtenEvents("Synced").length === 1;
+      },
+      { message: "the node to initialise" },
+    );
+    expect(await t.metric("node_controller_cloud_provider_taint_removal_delay_seconds_count")).toBe(1);
   });
 
   test("a conflicting update is retried against a fresh GET of the node", async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { createConsola } from "consola";
+import { Resources } from "../../kube/client-types.ts";
 import type { Node, NodeCondition, ObjectReference } from "../../kube/objects.ts";
 import type { CallContext, Route } from "../../providers/cloud.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
+import { asCached } from "../runtime/testing/cached.ts";
 import { parseClusterCIDRs } from "./cluster-cidr.ts";
 import type { RouteEvent } from "./plan.ts";
 import { type RouteSyncDeps, reconcileNodeRoutes } from "./sync.ts";
@@ -22,7 +24,7 @@ function harness(cloud: FakeCloud, nodes: Node[], over: Partial<RouteSyncDeps> =
     signal: new AbortController().signal,
     logger,
     now: () => clock,
-    listNodes: () => nodes,
+    listNodes: () => nodes.map((n) => asCached(Resources.nodes, n)),
     setNetworkCondition: async (n, c) => {
       conditions.push({ node: n.metadata?.name ?? "", condition: c });
     },

@@ -4,9 +4,11 @@
  * recorders for events and metrics.
  */
 import { createConsola } from "consola";
+import { Resources } from "../../kube/client-types.ts";
 import type { Node, Service } from "../../kube/objects.ts";
 import type { LoadBalancerClasses } from "../../providers/cloud.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
+import { asCached } from "../runtime/testing/cached.ts";
 import { ServiceCache } from "./cache.ts";
 import type { ServicePatch } from "./patch.ts";
 import { classifySyncResult, serviceKey, type WorkerOutcome } from "./plan.ts";
@@ -64,8 +66,8 @@ export function serviceHarness(
     signal: new AbortController().signal,
     logger: createConsola({ level: -999 }),
     cache,
-    getService: (ns, name) => store.get(ns ? `${ns}/${name}` : name),
-    listNodes: () => state.nodes,
+    getService: (ns, name) => asCached(Resources.services, store.get(ns ? `${ns}/${name}` : name)),
+    listNodes: () => state.nodes.map((n) => asCached(Resources.nodes, n)),
     patchService: async (svc, patch) => {
       const key = serviceKey(svc);
       state.patches.push({ key, body: JSON.stringify(patch) });

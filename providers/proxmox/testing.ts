@@ -2,12 +2,16 @@
  * Test support for the proxmox provider: emulated Proxmox VE clusters on loopback (sandbox/proxmox) and the provider
  * built by its real factory against them, with the CA read from a fake file. Not imported by the provider itself.
  */
+import { Resources } from "../../kube/client-types.ts";
+import { cacheTransform } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
 import { selfSignedTls } from "../../sandbox/apiserver/tls.ts";
 import { type ProxmoxEmulator, startProxmoxEmulator } from "../../sandbox/proxmox/server.ts";
 import { ProxmoxState } from "../../sandbox/proxmox/state.ts";
 import type { CloudProvider } from "../cloud.ts";
 import { createProxmoxProvider } from "./provider.ts";
+
+type NodeInfo = NonNullable<NonNullable<Node["status"]>["nodeInfo"]>;
 
 export const testToken = { id: "kubernetes@pve!ccm", secret: "8f7a1c2e-0000-4000-8000-00000000cafe" };
 
@@ -71,7 +75,10 @@ export function node(
   if (tweaks.tainted) {
     n.spec!.taints = [{ key: "node.cloudprovider.kubernetes.io/uninitialized", value: "true", effect: "NoSchedule" }];
   }
-  // Only the field the provider reads; a kubelet reports the rest of nodeInfo too.
-  if (tweaks.uuid) n.status = { nodeInfo: { systemUUID: tweaks.uuid } } as Node["status"] & object;
-  return n;
+  // A kubelet reports the rest of nodeInfo too; the provider reads only this.
+  if (tweaks.uuid) {
+    n.status = { nodeInfo: { systemUUID: tweaks.uuid, kubeletVersion: "v1.30.0" } as NodeInfo };
+  }
+  // As the controllers hand it over: from the informer cache, trimmed to its keep-list (kube/trim.ts).
+  return cacheTransform<Node>(Resources.nodes)(n);
 }
