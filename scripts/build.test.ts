@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { npmConfigLeftovers } from "./build.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { npmConfigLeftovers, PROM_CLIENT_EXPORTS, promClientCoreSource } from "./build.ts";
 
 const npm = (config: Record<string, string>) => ({ npm_lifecycle_event: "build", ...config });
 
@@ -28,5 +30,34 @@ describe("npm run build without --", () => {
     ["run without npm, stray variables are not npm's", [], { npm_config_target: "linux-x64" }, undefined],
   ])("%s", (_name, argv, env, want) => {
     expect(npmConfigLeftovers(argv, env)).toBe(want);
+  });
+});
+
+describe("prom-client in the executables", () => {
+  const root = join(import.meta.dir, "..");
+
+  test("every value the compiled code imports from prom-client is one the build re-exports", async () => {
+    const imported = new Set<string>();
+    for (const dir of ["cmd", "controllers", "kube", "providers", "config", "sandbox"]) {
+      for await (const file of new Bun.Glob(`${dir}/**/*.ts`).scan({ cwd: root })) {
+        if (file.endsWith(".test.ts")) continue;
+        const text = await Bun.file(join(root, file)).text();
+        for (const m of text.matchAll(/import\s+(?!type\b)\{([^}]*)\}\s+from\s+"prom-client"/g)) {
+          for (const part of (m[1] as string).split(",")) {
+            const name = part.trim();
+            if (name && !name.startsWith("type ")) imported.add(name.split(/\s+as\s+/)[0] as string);
+          }
+        }
+      }
+    }
+    expect(imported.size).toBeGreaterThan(0);
+    expect([...imported].filter((name) => !(name in PROM_CLIENT_EXPORTS))).toEqual([]);
+  });
+
+  test("the module the build substitutes re-exports each class from a file that exists", () => {
+    const source = promClientCoreSource(root);
+    const paths = [...source.matchAll(/from "([^"]+)"/g)].map((m) => m[1] as string);
+    expect(paths).toHaveLength(Object.keys(PROM_CLIENT_EXPORTS).length);
+    for (const path of paths) expect(existsSync(path)).toBe(true);
   });
 });
