@@ -16,7 +16,8 @@
  *   bun run bench --against-upstream      ours beside upstream's Go CCM 1.20 on a real kube-apiserver 1.20
  *                                         (scripts/bench/upstream/; builds it from Debian's source the first
  *                                         time, minutes); with --sizes=1000,5000, --services=100, --runs
- *                                         (start-up runs), --ours=<executable>, --keep-snapshots=<folder>
+ *                                         (start-up runs), --ours=<executable>, --keep-snapshots=<folder>,
+ *                                         --only-ours (upstream neither built nor run)
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
@@ -57,6 +58,7 @@ function options(argv: string[]) {
       services: { type: "string", default: "100" },
       ours: { type: "string" },
       "keep-snapshots": { type: "string" },
+      "only-ours": { type: "boolean", default: false },
     },
   });
   const known = new Map(BENCHMARKS.map((b) => [b.id, b]));
@@ -76,6 +78,7 @@ function options(argv: string[]) {
       ? againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services, {
           ours: values.ours,
           keepSnapshots: values["keep-snapshots"],
+          onlyOurs: values["only-ours"],
         })
       : undefined,
     benchmarks: only.map((id) => known.get(id) as Benchmark),

@@ -6,6 +6,7 @@
  *   npx bun scripts/bench/upstream/index.ts                     start-up, idle RSS, 200 and 1000 joins
  *   npx bun scripts/bench/upstream/index.ts --sizes=200 --runs=1 --services=0
  *   npx bun scripts/bench/upstream/index.ts --sizes= --runs=1 --services=100   only the load balancers
+ *   npx bun scripts/bench/upstream/index.ts --only-ours --sizes=5000 --runs=1 --services=0   ours alone (no Go build)
  *
  * Ours runs the sandbox provider against the simulated cloud over HTTP (the fake provider is not shippable), so it
  * does more work per node than the Go side. Joins: the Nodes are created as kubelets register them (tainted), then
@@ -62,6 +63,8 @@ export interface AgainstUpstreamOptions {
   readonly ours?: string | undefined;
   /** A folder to keep our heap snapshots in (`<scenario>.heapsnapshot`), for Chrome DevTools. */
   readonly keepSnapshots?: string | undefined;
+  /** Measure ours alone: upstream is neither built nor run (its column shows "–"), for checking a change of ours. */
+  readonly onlyOurs?: boolean | undefined;
 }
 
 /** Upstream at default flags joins at 20 requests/s: 5000 Nodes would take ~750 s, so sizes above this skip it. */
@@ -71,7 +74,8 @@ const UPSTREAM_DEFAULT_FLAGS_MAX_NODES = 1000;
 export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promise<void> {
   const { sizes, runs, reuse, services } = options;
   const apiserver = await ensureKubeApiserver(log);
-  const upstreamBin = await ensureUpstreamCcm(log);
+  const upstreamBin = options.onlyOurs ? "" : await ensureUpstreamCcm(log);
+  const sides: readonly Side[] = options.onlyOurs ? ["ours"] : ["upstream", "ours"];
   const oursBin = options.ours ?? (await benchExecutable(reuse));
   const dir = await mkdtemp(join(tmpdir(), "ccm-bench-upstream-"));
   // Not the admin (system:masters is APF's exempt level): a user whose requests APF classifies as a CCM's would be.
@@ -196,6 +200,21 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
     }
   }
 
+  /** Ours' `event_recorder_dropped_events_total{reason}` from its /metrics (reasons never counted are absent). */
+  async function droppedEvents(url: string): Promise<Record<string, number>> {
+    const r = await fetch(`${url}/metrics`, {
+      tls: { rejectUnauthorized: false },
+      keepalive: false,
+      headers: { authorization: `Bearer ${benchToken}` },
+    });
+    if (r.status !== 200) throw new Error(`ours /metrics: ${r.status} ${await r.text()}`);
+    const out: Record<string, number> = {};
+    for (const m of (await r.text()).matchAll(/^event_recorder_dropped_events_total\{reason="(\w+)"\} (\S+)$/gm)) {
+      out[m[1] as string] = Number(m[2]);
+    }
+    return out;
+  }
+
   const tainted = (n: Node) => (n.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized);
 
   /** Where the bytes are, read from outside (/proc) and from the runtime's own figures; see ./memory.ts. */
@@ -262,6 +281,8 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
     readonly rss: number;
     readonly memory: MemoryBreakdown;
     readonly lag: SyncLag;
+    /** Ours: `event_recorder_dropped_events_total` by reason, read once the lag watch finished. */
+    readonly dropped?: Readonly<Record<string, number>>;
   }
   /** Seconds from spawn to every Node initialised, 429s counted, RSS and the breakdown 10 s after, Synced lag. */
   async function join_(side: Side, n: number, extra: string[], label: string): Promise<Joined> {
@@ -292,7 +313,10 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
       // Events wait behind the client's pacing; 3 minutes is far more than either needs at these sizes.
       const lag = await lagWatch.finish(n, 180_000);
       if (lag.synced < n) log(`${side}: only ${lag.synced} of ${n} Synced events seen`);
-      return { s, throttled, rss, memory, lag };
+      if (side === "upstream") return { s, throttled, rss, memory, lag };
+      const dropped = await droppedEvents(ccm.url);
+      log(`ours: events dropped by the recorder: ${JSON.stringify(dropped)}`);
+      return { s, throttled, rss, memory, lag, dropped };
     } finally {
       await ccm.stop();
     }
@@ -314,7 +338,7 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
     };
     await clearNodes();
     for (let i = 0; i < runs; i++) {
-      for (const side of ["upstream", "ours"] as const) {
+      for (const side of sides) {
         const r = await startup(side);
         log(`start-up ${side}: ${r.ms.toFixed(0)} ms, idle RSS ${r.rss.toFixed(1)} MiB`);
         boot[side].ms.push(r.ms);
@@ -331,7 +355,7 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
         ["--kube-api-qps=1000 --kube-api-burst=1000", QPS_1000],
       ] as const) {
         const got: Partial<Record<Side, Joined>> = {};
-        for (const side of ["upstream", "ours"] as const) {
+        for (const side of sides) {
           if (side === "upstream" && extra.length === 0 && n > UPSTREAM_DEFAULT_FLAGS_MAX_NODES) {
             // Three requests a Node (the update, the status patch, the Synced event) at 20 a second: 150 s for 1000.
             log(`${n} joins, ${label}, upstream: skipped (20 requests/s: about ${Math.round((3 * n) / 20)} s)`);
@@ -370,6 +394,12 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
           got.ours?.lag.maxS ?? Number.NaN,
           "s",
         );
+        put(
+          `Synced events seen within 3 min, ${n} nodes, ${label}`,
+          got.upstream?.lag.synced ?? Number.NaN,
+          got.ours?.lag.synced ?? Number.NaN,
+          "",
+        );
       }
     }
     if (services > 0) {
@@ -380,7 +410,7 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
         ["--kube-api-qps=1000 --kube-api-burst=1000", QPS_1000],
       ] as const) {
         const got: Partial<Record<Side, { s: number; throttled: number }>> = {};
-        for (const side of ["upstream", "ours"] as const) {
+        for (const side of sides) {
           got[side] = await loadBalancers(side, services, [...extra]);
           log(`${services} Services, ${label}, ${side}: ${got[side]?.s.toFixed(2)} s, ${got[side]?.throttled} × 429`);
         }
@@ -422,7 +452,11 @@ export function againstUpstreamOptions(
   runsFlag: string,
   reuse: boolean,
   servicesFlag = "100",
-  paths: { readonly ours?: string | undefined; readonly keepSnapshots?: string | undefined } = {},
+  paths: {
+    readonly ours?: string | undefined;
+    readonly keepSnapshots?: string | undefined;
+    readonly onlyOurs?: boolean | undefined;
+  } = {},
 ): AgainstUpstreamOptions {
   const sizes = sizesFlag === "" ? [] : sizesFlag.split(",").map(Number);
   const runs = Number(runsFlag);
@@ -437,7 +471,15 @@ export function againstUpstreamOptions(
   if (paths.ours !== undefined && !existsSync(paths.ours)) {
     throw new Error(`--ours must name our compiled executable, "${paths.ours}" does not exist (npm run build)`);
   }
-  return { sizes, runs, reuse, services, ours: paths.ours, keepSnapshots: paths.keepSnapshots };
+  return {
+    sizes,
+    runs,
+    reuse,
+    services,
+    ours: paths.ours,
+    keepSnapshots: paths.keepSnapshots,
+    onlyOurs: paths.onlyOurs,
+  };
 }
 
 if (import.meta.main) {
@@ -449,12 +491,14 @@ if (import.meta.main) {
       "reuse-build": { type: "boolean", default: false },
       ours: { type: "string" },
       "keep-snapshots": { type: "string" },
+      "only-ours": { type: "boolean", default: false },
     },
   });
   await runAgainstUpstream(
     againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services, {
       ours: values.ours,
       keepSnapshots: values["keep-snapshots"],
+      onlyOurs: values["only-ours"],
     }),
   );
 }
