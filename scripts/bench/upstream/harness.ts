@@ -1,0 +1,215 @@
+/**
+ * What every scenario of the side-by-side bench runs on: one real kube-apiserver (the `test:real` tier's) with the
+ * user `ccm-bench` bound to cluster-admin, one simulated cloud with a machine for every Node a scenario may join, and
+ * a way to spawn either manager against them with the same common flags. Both managers authenticate as
+ * `ccm-bench`, not the admin: system:masters is APF's exempt priority level, a cloud-controller-manager's identity
+ * is not.
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { createKubeClient } from "../../../kube/client.ts";
+import { type KubeClient, Resources } from "../../../kube/client-types.ts";
+import type { Node } from "../../../kube/objects.ts";
+import { kubeletNode } from "../../../kube/testdata/kubelet-node.ts";
+import { loadTransport } from "../../../kube/transport.ts";
+import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
+import { startSimulatedCloud } from "../../../sandbox/cloud/server.ts";
+import { collectOutput, freePort } from "../../lib/processes.ts";
+import { ensureKubeApiserver } from "../../real-apiserver/build.ts";
+import { type RealApiServer, startRealApiServer } from "../../real-apiserver/server.ts";
+import { benchExecutable } from "../ccm.ts";
+import { ensureUpstreamCcm } from "./build.ts";
+import { type MemoryBreakdown, oursMemory, upstreamMemory } from "./memory.ts";
+import type { AgainstUpstreamOptions } from "./options.ts";
+
+export const log = (line: string) => console.error(`bench: ${line}`);
+
+/** The two flag sets every join and load-balancer scenario runs with, labelled as the table rows name them. */
+export const FLAG_SETS: ReadonlyArray<readonly [label: string, extra: readonly string[]]> = [
+  ["default flags", []],
+  ["--kube-api-qps=1000 --kube-api-burst=1000", ["--kube-api-qps=1000", "--kube-api-burst=1000"]],
+];
+
+export type Side = "upstream" | "ours";
+
+export interface Running {
+  readonly proc: Subprocess<"ignore", "pipe", "pipe">;
+  readonly url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface Harness {
+  /** The admin's client (unpaced), for creating the Nodes and Services and watching them. */
+  readonly client: KubeClient;
+  /** The managers measured, upstream first unless `--only-ours`. */
+  readonly sides: readonly Side[];
+  /** Spawns one manager with the common flags and `extra`; `stop()` sends SIGTERM, then SIGKILL after 10 s. */
+  spawn(side: Side, extra: string[]): Running;
+  /** The server's `apiserver_request_total{code="429"}`, summed. */
+  throttledCount(): Promise<number>;
+  /** Deletes every Node and waits until none is left. */
+  clearNodes(): Promise<void>;
+  /** Registers the first n machines as kubelets would, tainted uninitialized. */
+  registerNodes(n: number): Promise<void>;
+  /** Ours' `event_recorder_dropped_events_total{reason}` from its /metrics (reasons never counted are absent). */
+  droppedEvents(url: string): Promise<Record<string, number>>;
+  /** Where the bytes are, read from outside (/proc) and from the runtime's own figures; see ./memory.ts. */
+  breakdown(side: Side, ccm: Running, label: string): Promise<MemoryBreakdown>;
+  /** Stops the server and the cloud, removes the temporary folder. */
+  stop(): Promise<void>;
+}
+
+/** Builds (or finds) both managers and the server, then starts the server and the cloud. */
+export async function startHarness(options: AgainstUpstreamOptions): Promise<Harness> {
+  const apiserver = await ensureKubeApiserver(log);
+  const upstreamBin = options.onlyOurs ? "" : await ensureUpstreamCcm(log);
+  const sides: readonly Side[] = options.onlyOurs ? ["ours"] : ["upstream", "ours"];
+  const oursBin = options.ours ?? (await benchExecutable(options.reuse));
+  const dir = await mkdtemp(join(tmpdir(), "ccm-bench-upstream-"));
+  // Not the admin (system:masters is APF's exempt level): a user whose requests APF classifies as a CCM's would be.
+  const benchToken = randomBytes(16).toString("hex");
+  const server: RealApiServer = await startRealApiServer({
+    binary: apiserver,
+    tokens: [{ token: benchToken, user: "ccm-bench" }],
+  });
+  const binding = await server.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: "ccm-bench" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "ccm-bench" }],
+  });
+  if (binding.status !== 201)
+    throw new Error(`ClusterRoleBinding ccm-bench: ${binding.status} ${await binding.text()}`);
+  const cloudToken = randomBytes(16).toString("hex");
+  const cloud = startSimulatedCloud({ token: cloudToken });
+  const kubeconfig = await server.writeKubeconfig(join(dir, "ccm-bench.kubeconfig"), {
+    name: "ccm-bench",
+    token: benchToken,
+  });
+  const cloudConfig = join(dir, "cloud.yaml");
+  await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: ${cloudToken}\n`, { mode: 0o600 });
+  const client: KubeClient = createKubeClient(loadTransport({ kubeconfig: server.kubeconfig }), {
+    qps: 0,
+    burst: 0,
+    userAgent: "bench",
+  });
+  const machines = createMachines(cloud.state, Math.max(3, ...options.sizes));
+
+  function spawn(side: Side, extra: string[]): Running {
+    const port = freePort();
+    const common = [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      `--secure-port=${port}`,
+      "--bind-address=127.0.0.1",
+      "--leader-elect=false",
+      "--configure-cloud-routes=false",
+    ];
+    const cmd =
+      side === "upstream"
+        ? [upstreamBin, "--cloud-provider=bench", "--port=0", ...common, ...extra]
+        : [oursBin, "--cloud-provider=sandbox", `--cloud-config=${cloudConfig}`, ...common, ...extra];
+    const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+    const output = collectOutput(proc).text;
+    return {
+      proc,
+      url: `https://127.0.0.1:${port}`,
+      output,
+      async stop() {
+        proc.kill("SIGTERM");
+        const done = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => undefined)]);
+        if (done === undefined) proc.kill("SIGKILL");
+        await proc.exited;
+      },
+    };
+  }
+
+  async function throttledCount(): Promise<number> {
+    const text = await (await server.request("GET", "/metrics")).text();
+    let n = 0;
+    for (const line of text.split("\n")) {
+      if (line.startsWith("apiserver_request_total{") && line.includes('code="429"'))
+        n += Number(line.split(" ").pop());
+    }
+    return n;
+  }
+
+  async function clearNodes(): Promise<void> {
+    await server.request("DELETE", "/api/v1/nodes");
+    await until("no Nodes left", async () => (await client.list(Resources.nodes)).items.length === 0, 120_000, 200);
+  }
+
+  /**
+   * n kubelet-shaped Nodes (kube/testdata/kubelet-node.ts: 30 images with digests, capacity, five conditions, node
+   * info, daemon endpoints, volumes; 8.2 KiB of JSON as sent), tainted uninitialized, the same for both managers; what
+   * the server sets itself (uid, resourceVersion, creationTimestamp, managedFields) is left to it.
+   */
+  async function registerNodes(n: number): Promise<void> {
+    const todo = machines.slice(0, n);
+    const registration = (name: string, i: number): Node => {
+      const node = kubeletNode(name, i);
+      const {
+        uid: _u,
+        resourceVersion: _r,
+        creationTimestamp: _c,
+        managedFields: _m,
+        ...metadata
+      } = node.metadata ?? {};
+      return { ...node, metadata };
+    };
+    for (let i = 0; i < todo.length; i += 50) {
+      await Promise.all(
+        todo.slice(i, i + 50).map((m, j) => client.create(Resources.nodes, registration(m.name, i + j))),
+      );
+    }
+  }
+
+  async function droppedEvents(url: string): Promise<Record<string, number>> {
+    const r = await fetch(`${url}/metrics`, {
+      tls: { rejectUnauthorized: false },
+      keepalive: false,
+      headers: { authorization: `Bearer ${benchToken}` },
+    });
+    if (r.status !== 200) throw new Error(`ours /metrics: ${r.status} ${await r.text()}`);
+    const out: Record<string, number> = {};
+    for (const m of (await r.text()).matchAll(/^event_recorder_dropped_events_total\{reason="(\w+)"\} (\S+)$/gm)) {
+      out[m[1] as string] = Number(m[2]);
+    }
+    return out;
+  }
+
+  const breakdown = (side: Side, ccm: Running, label: string): Promise<MemoryBreakdown> =>
+    side === "upstream"
+      ? upstreamMemory(ccm.proc.pid, ccm.url, benchToken)
+      : oursMemory(ccm.proc.pid, ccm.url, benchToken, label.replaceAll(/[^\w.-]+/g, "-"), options.keepSnapshots);
+
+  async function stop(): Promise<void> {
+    await server.stop();
+    await cloud.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  return { client, sides, spawn, throttledCount, clearNodes, registerNodes, droppedEvents, breakdown, stop };
+}
+
+/** A process's resident set from /proc/<pid>/status, in MiB. */
+export const rssMiB = (pid: number): number => {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return Number(kb) / 1024;
+};
+
+/** Polls `cond` every `everyMs` until it holds; throws naming `what` once `timeoutMs` passed. */
+export async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 50) {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await cond())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(everyMs);
+  }
+}
