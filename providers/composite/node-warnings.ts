@@ -4,10 +4,10 @@
  * within ten minutes counted on the event already written, so the lifecycle monitor asking every few seconds
  * leaves one event. The log line is written once per distinct warning for the same reason.
  */
-import { createEventRecorder, objectReference } from "../../controllers/runtime/events.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import type { ProviderRuntime } from "../cloud.ts";
+import { createWarningEvents } from "../kit/warning-events.ts";
 
 export const NodeWarningReasons = {
   /** The part that owns the Node (or that must be asked first) failed to answer. */
@@ -29,13 +29,8 @@ export const silentNodeWarnings: NodeWarnings = { warn() {} };
 const MAX_REMEMBERED = 4096;
 
 export function createNodeWarnings(runtime: Pick<ProviderRuntime, "kube" | "logger" | "signal">): NodeWarnings {
-  const recorder = createEventRecorder({
-    client: runtime.kube,
-    component: "composite-cloud-provider",
-    logger: runtime.logger,
-    now: Date.now,
-  });
-  runtime.signal.addEventListener("abort", () => void recorder.stop(), { once: true });
+  const { kube, logger, signal } = runtime;
+  const events = createWarningEvents({ kube, logger, signal, component: "composite-cloud-provider" });
   const logged = new Set<string>();
   return {
     warn(node, reason, message) {
@@ -46,7 +41,7 @@ export function createNodeWarnings(runtime: Pick<ProviderRuntime, "kube" | "logg
         logged.add(key);
         runtime.logger.warn(`Node ${name}: ${message}`);
       }
-      recorder.event(objectReference(Resources.nodes, node), "Warning", reason, message);
+      events.warn(Resources.nodes, node, reason, message);
     },
   };
 }

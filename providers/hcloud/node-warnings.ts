@@ -5,10 +5,10 @@
  * (`doctor`, tests), `logOnly` says them in the log alone.
  */
 import type { ConsolaInstance } from "consola";
-import { createEventRecorder, objectReference } from "../../controllers/runtime/events.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import type { ProviderRuntime } from "../cloud.ts";
+import { createWarningEvents } from "../kit/warning-events.ts";
 
 export const RobotNodeReasons = {
   /** One of the kubelet's InternalIPs is not forwarded: of the other family, or already an ExternalIP. */
@@ -37,18 +37,12 @@ export interface NodeWarningsOptions extends Pick<ProviderRuntime, "kube" | "log
 }
 
 export function createNodeWarnings(options: NodeWarningsOptions): NodeWarnings {
-  const recorder = createEventRecorder({
-    client: options.kube,
-    component: options.component,
-    logger: options.logger,
-    now: options.now ?? Date.now,
-  });
-  options.signal.addEventListener("abort", () => void recorder.stop(), { once: true });
+  const events = createWarningEvents(options);
   const log = logOnly(options.logger);
   return {
     warn(node, reason, message) {
       log.warn(node, reason, message);
-      recorder.event(objectReference(Resources.nodes, node), "Warning", reason, message);
+      events.warn(Resources.nodes, node, reason, message);
     },
   };
 }
