@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createKubeClient } from "../../kube/client.ts";
-import { KubeApiError, Resources } from "../../kube/client-types.ts";
+import { KubeApiError } from "../../kube/client-types.ts";
 import type { Event } from "../../kube/objects.ts";
 import type { Transport } from "../../kube/transport.ts";
 import { createEventRecorder, DEFAULT_MAX_QUEUE, EVENT_WRITES_IN_FLIGHT, nodeReference } from "./events.ts";
 import { createMetricsRegistry } from "./metrics.ts";
 import { createTermFence } from "./term-fence.ts";
-import { EmulatorKubeClient, type RecordedRequest } from "./testing/emulator-client.ts";
-import { FakeClock, settle, waitFor } from "./testing/fake-clock.ts";
+import type { EmulatorKubeClient, RecordedRequest } from "./testing/emulator-client.ts";
+import { recorderBed } from "./testing/event-recorder.ts";
+import { settle, waitFor } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
 
 /**
@@ -15,30 +16,7 @@ import { captureLogger } from "./testing/logger.ts";
  * initialise at once), one write at a time per event key so a repeat still PATCHes what its predecessor created.
  */
 
-const setup = (overrides: { maxQueue?: number; maxInFlight?: number } = {}) => {
-  const clock = new FakeClock("2026-01-01T00:00:00Z");
-  const client = new EmulatorKubeClient({ now: clock.now });
-  const registry = createMetricsRegistry({ defaultMetrics: false });
-  const { logger, logs } = captureLogger();
-  const recorder = createEventRecorder({
-    client,
-    component: "cloud-node-controller",
-    host: "cp-1",
-    logger,
-    now: clock.now,
-    sleep: clock.sleep,
-    registry,
-    ...overrides,
-  });
-  const events = () => client.all<Event>(Resources.events);
-  const dropped = async (reason: string) =>
-    Number(
-      new RegExp(`event_recorder_dropped_events_total\\{reason="${reason}"\\} (\\d+)`).exec(
-        await registry.metrics(),
-      )?.[1] ?? 0,
-    );
-  return { clock, client, registry, logs, recorder, events, dropped };
-};
+const setup = recorderBed;
 
 const involved = (r: RecordedRequest): string => (r.body as Event | undefined)?.involvedObject?.name ?? "";
 

@@ -1,30 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
-import type { Event, Service } from "../../kube/objects.ts";
-import { createEventRecorder, nodeReference, objectReference } from "./events.ts";
-import { createMetricsRegistry } from "./metrics.ts";
-import { EmulatorKubeClient } from "./testing/emulator-client.ts";
-import { FakeClock, settle } from "./testing/fake-clock.ts";
-import { captureLogger } from "./testing/logger.ts";
+import type { Service } from "../../kube/objects.ts";
+import { nodeReference, objectReference } from "./events.ts";
+import { recorderBed } from "./testing/event-recorder.ts";
+import { settle } from "./testing/fake-clock.ts";
 
-const setup = (overrides: { maxQueue?: number; maxInFlight?: number } = {}) => {
-  const clock = new FakeClock("2026-01-01T00:00:00Z");
-  const client = new EmulatorKubeClient({ now: clock.now });
-  const registry = createMetricsRegistry({ defaultMetrics: false });
-  const { logger, logs } = captureLogger();
-  const recorder = createEventRecorder({
-    client,
-    component: "cloud-node-controller",
-    host: "cp-1",
-    logger,
-    now: clock.now,
-    sleep: clock.sleep,
-    registry,
-    ...overrides,
-  });
-  const events = () => client.all<Event>(Resources.events);
-  return { clock, client, registry, logs, recorder, events };
-};
+const setup = recorderBed;
 
 describe("event recorder", () => {
   test("writes a node event in the default namespace with an apiVersion on the reference", async () => {
