@@ -21,6 +21,7 @@ import { issuesOf } from "../../config/validate.ts";
 import { tryParseCIDR } from "../../net/cidr.ts";
 import { parseCloudConfig } from "../config.ts";
 import { parseDuration } from "../kit/duration.ts";
+import { hcloudRateLimit } from "./api/client.ts";
 import { defaultRobotEndpoint } from "./api/robot.ts";
 import { gatherSettings, type Setting, secretNames } from "./config-sources.ts";
 
@@ -120,6 +121,31 @@ const entries = {
   HCLOUD_LOAD_BALANCERS_TYPE: v.optional(
     name("must be a load balancer type name such as lb11", /^[a-z0-9][a-z0-9-]*$/),
   ),
+  /**
+   * Ours, not hccm's (hcloud-go does not pace itself): the pace the provider keeps towards the Cloud API, requests a
+   * second and the burst above it. The defaults stay inside a project's budget of 3600 an hour; raise them only for
+   * a project whose limit Hetzner raised, or against an emulator.
+   */
+  HCLOUD_RATE_LIMIT_QPS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9]+(\.[0-9]+)?$/, "must be a number of requests a second, such as 0.9"),
+      v.transform(Number),
+      v.minValue(0.01, "must be at least 0.01 requests a second"),
+      v.maxValue(1000, "must be at most 1000 requests a second"),
+    ),
+    String(hcloudRateLimit.qps),
+  ),
+  HCLOUD_RATE_LIMIT_BURST: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9]{1,4}$/, "must be a whole number of requests, such as 10"),
+      v.transform(Number),
+      v.minValue(1, "must be at least 1"),
+      v.maxValue(1000, "must be at most 1000"),
+    ),
+    String(hcloudRateLimit.burst),
+  ),
   ROBOT_ENABLED: bool(false),
   /** Ours, not hccm's (which always talks to Robot itself): where the Robot webservice is, e.g. its emulator. */
   ROBOT_ENDPOINT: v.optional(
@@ -202,6 +228,7 @@ function structured(c: Flat) {
     token: c.HCLOUD_TOKEN ?? "",
     endpoint: c.HCLOUD_ENDPOINT,
     debug: c.HCLOUD_DEBUG,
+    rateLimit: { qps: c.HCLOUD_RATE_LIMIT_QPS, burst: c.HCLOUD_RATE_LIMIT_BURST },
     /** `HCLOUD_NETWORK`: a network's name or ID; undefined ⇒ no private network. */
     network: c.HCLOUD_NETWORK,
     networkAttachedCheck: !c.HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK,

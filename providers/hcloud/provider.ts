@@ -20,7 +20,7 @@ import { createServiceWarnings, type ServiceWarnings } from "../kit/annotations/
 import { CloudApiError } from "../kit/http/errors.ts";
 import type { RetryPolicy } from "../kit/http/retry-policy.ts";
 import { HcloudCertificates } from "./api/certificates.ts";
-import { createHcloudTransport, type HcloudTransport, hcloudRateLimit } from "./api/client.ts";
+import { createHcloudTransport, type HcloudTransport } from "./api/client.ts";
 import { HcloudLoadBalancers } from "./api/load-balancers.ts";
 import { HcloudNetworks } from "./api/networks.ts";
 import { type RobotApi, RobotHttpApi } from "./api/robot.ts";
@@ -70,6 +70,7 @@ export async function createHcloudProvider(
     token: config.token,
     endpoint: config.endpoint,
     debug: config.debug,
+    rateLimit: config.rateLimit,
     ...tuning,
   });
   const credentials = config.robot.enabled ? config.robot.credentials : undefined;
@@ -219,6 +220,6 @@ export function hcloudProvider(parts: HcloudParts) {
     instancesV2,
     routes,
     loadBalancer,
-    rateLimit: hcloudRateLimit,
+    rateLimit: config.rateLimit,
   } satisfies CloudProvider;
 }
