@@ -13,7 +13,9 @@ import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { executable, runExecutable } from "./support/executables.ts";
 import { freePort, managerCommand, poll, spawnCollecting } from "./support/processes.ts";
 
-// End-to-end tests start executables; a slow, busy machine needs room.
+// End-to-end tests start executables; a slow, busy machine needs room. The tests that wait out the manager's real
+// 10 s deadlines (the API server's /healthz, an exec plugin's credential) run concurrently, each with its own
+// manager, kubeconfig and port.
 setDefaultTimeout(120_000);
 
 let allInOne: string;
@@ -89,7 +91,7 @@ describe("flag values the manager cannot honour", () => {
   });
 });
 
-describe("a manager that cannot reach the API server", () => {
+describe.concurrent("a manager that cannot reach the API server", () => {
   let api: ApiServer;
   beforeAll(async () => {
     api = await startApiServer({ tls: "self-signed", tokens: { "right-token": { user: "ccm" } } });
@@ -163,7 +165,7 @@ describe("a manager that cannot reach the API server", () => {
   });
 });
 
-describe("a leader that cannot run its controllers", () => {
+describe.concurrent("a leader that cannot run its controllers", () => {
   let api: ApiServer;
   beforeAll(async () => {
     api = await startApiServer();
@@ -187,7 +189,7 @@ describe("a leader that cannot run its controllers", () => {
   });
 });
 
-describe("an exec credential plugin that hangs", () => {
+describe.concurrent("an exec credential plugin that hangs", () => {
   let api: ApiServer;
   beforeAll(async () => {
     api = await startApiServer();
