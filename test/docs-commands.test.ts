@@ -19,7 +19,16 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { extractSteps, runSession, SESSION_MS, type Step, type StepKind, SUITE_FILES } from "./support/docs-session.ts";
+import {
+  extractSteps,
+  ownResources,
+  runSession,
+  SESSION_MS,
+  type Step,
+  type StepKind,
+  SUITE_FILES,
+} from "./support/docs-session.ts";
+import { freePort } from "./support/processes.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 /** Node.js and npm from the machine, and its base tools (kubectl, curl, sed, grep); no bun. */
@@ -104,6 +113,30 @@ describe("extracting the commands of a document", () => {
     ["other languages, ignored", md("ts", "const x = 1;"), []],
   ])("%s", (_name, markdown, want) => {
     expect(extractSteps("x.md", markdown).map((s) => [s.kind, s.text])).toEqual(want);
+  });
+
+  test("moves the /tmp paths and loopback ports a document names into the test's own, leaving what is not run", () => {
+    const steps = [
+      ...extractSteps(
+        "x.md",
+        md(
+          "sh",
+          "serve --dir=/tmp/ccm-pve --port 8377",
+          "curl http://127.0.0.1:8377/v1 -o /tmp/out.json",
+          "robot 3 8377",
+        ),
+      ),
+      ...extractSteps("x.md", md("yaml", "# /tmp/acme.yaml", "ca: /tmp/ccm-pve/ca.pem")),
+      ...extractSteps("x.md", md("sh", "curl -sk https://127.0.0.1:10258/healthz")),
+    ];
+    const moved = ownResources(steps, "/own", (n) => n + 1);
+    expect(moved.map((s) => [s.kind, s.text, s.path])).toEqual([
+      ["run", "serve --dir=/own/ccm-pve --port 8378", undefined],
+      ["run", "curl http://127.0.0.1:8378/v1 -o /own/out.json", undefined],
+      ["run", "robot 3 8378", undefined],
+      ["write", "ca: /own/ccm-pve/ca.pem", "/own/acme.yaml"],
+      ["not-run", "curl -sk https://127.0.0.1:10258/healthz", undefined],
+    ]);
   });
 
   test("names the line each command starts on", () => {
@@ -278,21 +311,22 @@ describe("every command in the documentation, run as written", async () => {
       await ready;
       const logs = join(logsRoot, doc.replaceAll("/", "_"));
       await mkdir(logs, { recursive: true });
-      // Paths under /tmp the document names are its own: start from none, leave none.
-      const tmpPaths = [...new Set(steps.flatMap((s) => [...s.text.matchAll(/\/tmp\/[\w.-]+/g)].map((m) => m[0])))];
-      const clean = () => Promise.all(tmpPaths.map((p) => rm(p, { recursive: true, force: true })));
-      await clean();
+      // The /tmp paths and loopback ports the document names are a user's: the session gets its own.
+      const own = await mkdtemp(join(tmpdir(), "ccm-docs-tmp-"));
       try {
-        const { problems, stderr } = await runSession(steps, {
-          cwd: copy,
-          logs,
-          env: {
-            PATH: `${join(copy, ".docs-bin")}:${PATH}`,
-            HOME: process.env.HOME ?? "/root",
-            TMPDIR: tmpdir(),
-            LANG: "C.UTF-8",
+        const { problems, stderr } = await runSession(
+          ownResources(steps, own, () => freePort()),
+          {
+            cwd: copy,
+            logs,
+            env: {
+              PATH: `${join(copy, ".docs-bin")}:${PATH}`,
+              HOME: process.env.HOME ?? "/root",
+              TMPDIR: tmpdir(),
+              LANG: "C.UTF-8",
+            },
           },
-        });
+        );
         const count = (kind: StepKind) => steps.filter((x) => x.kind === kind).length;
         console.log(
           `${doc}: ${count("run")} run, ${count("serve")} served and stopped, ${count("write")} files written, ${count("not-run")} not run`,
@@ -301,7 +335,7 @@ describe("every command in the documentation, run as written", async () => {
           problems.join("\n") + (problems.length > 0 ? `\n(session stderr: ${stderr.trim().slice(-500)})` : ""),
         ).toBe("");
       } finally {
-        await clean();
+        await rm(own, { recursive: true, force: true });
       }
     });
   }

@@ -47,8 +47,8 @@ export const SUITE_FILES = /^npx bun test( test\/[\w./-]+\.test\.ts)+\s*(#.*)?$/
 /** Commands not run here, each with the reason. Matched against the command as written. */
 const NOT_RUN: readonly { match: RegExp; reason: string }[] = [
   {
-    match: /^(npm install && )?npm test\b/,
-    reason: "the suite this test is part of (it would run itself); CI runs it (.ci/run)",
+    match: /^(npm install && )?npm (test|run test:fast|run test:e2e)\b/,
+    reason: "the suite this test is part of, or one of its loops (it would run itself); CI runs it (.ci/run)",
   },
   {
     match: SUITE_FILES,
@@ -79,6 +79,30 @@ const NOT_RUN: readonly { match: RegExp; reason: string }[] = [
     reason: "builds or runs a container image; the test:deploy tier builds the image with podman and runs it",
   },
 ];
+
+/**
+ * The paths under /tmp and the fixed loopback ports a document names are a user's: the same steps with each path
+ * moved into `tmp` (a folder of the test's own: `/tmp/ccm-pve/x` becomes `<tmp>/ccm-pve/x`) and each port replaced
+ * by `port(n)`'s, so a session never touches what a user or a second run on the host has there. Steps that are not
+ * run keep their text, as it is printed.
+ */
+export function ownResources(steps: readonly Step[], tmp: string, port: (documented: number) => number): Step[] {
+  const ports = new Map<string, string>();
+  const run = (s: Step) => s.kind !== "not-run";
+  for (const s of steps.filter(run)) {
+    for (const [, n] of s.text.matchAll(/\b(?:127\.0\.0\.1|localhost):(\d{4,5})\b/g)) {
+      if (!ports.has(n as string)) ports.set(n as string, String(port(Number(n))));
+    }
+  }
+  const moved = (text: string) => {
+    let out = text.replace(/\/tmp\/(?=[\w.-])/g, `${tmp}/`);
+    for (const [from, to] of ports) out = out.replace(new RegExp(`(?<![\\w.])${from}\\b`, "g"), to);
+    return out;
+  };
+  return steps.map((s) =>
+    run(s) ? { ...s, text: moved(s.text), ...(s.path !== undefined && { path: moved(s.path) }) } : s,
+  );
+}
 
 const CONSOLE_REASON = "a transcript ($ command, then its output) of a session against a real cluster's files";
 
