@@ -37,9 +37,10 @@ export class Tally {
 
   /**
    * Runs `bun test <args>` in `cwd`, echoing its output, and adds its pass, fail and skip counts; a run that exits
-   * non-zero without a failed test (a file did not load) counts as one failure.
+   * non-zero without a failed test (a file did not load) counts as one failure. Resolves with the test files whose
+   * results it printed.
    */
-  async bunTest(args: string[], opts: { cwd: string; env: Record<string, string | undefined> }): Promise<void> {
+  async bunTest(args: string[], opts: { cwd: string; env: Record<string, string | undefined> }): Promise<Set<string>> {
     const proc = Bun.spawn([process.execPath, "test", ...args], {
       cwd: opts.cwd,
       env: opts.env,
@@ -52,6 +53,8 @@ export class Tally {
     // A long end-to-end test prints nothing until it ends: say every 20 s of silence that the run is alive.
     let lastOutput = performance.now();
     let file = "";
+    const files = new Set<string>();
+    let partial = "";
     const heartbeat = setInterval(() => {
       const silent = Math.round((performance.now() - lastOutput) / 1000);
       if (silent >= 20) process.stderr.write(`… still running${file ? ` ${file}` : ""} (${silent}s without output)\n`);
@@ -61,7 +64,16 @@ export class Tally {
         const text = decoder.decode(chunk, { stream: true });
         process.stderr.write(text);
         lastOutput = performance.now();
-        file = /^(\S+\.test\.ts):$/m.exec(text.split("\n").reverse().join("\n"))?.[1] ?? file;
+        // A file's results start with a line `<path>.test.ts:`; a chunk may end inside one.
+        const lines = (partial + text).split("\n");
+        partial = lines.pop() ?? "";
+        for (const line of lines) {
+          const seen = /^(\S+\.test\.ts):$/.exec(line)?.[1];
+          if (seen) {
+            files.add(seen);
+            file = seen;
+          }
+        }
         tail = (tail + text).slice(-4000);
       }
     } finally {
@@ -73,6 +85,7 @@ export class Tally {
     this.failed += count("fail");
     this.skipped += count("skip");
     if (code !== 0 && count("fail") === 0) this.failed++;
+    return files;
   }
 
   /** The runner's last line. */
