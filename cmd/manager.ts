@@ -11,7 +11,6 @@
  * the renew deadline passed, e.g. after a pause) ends the term at once, aborting its writes, and resolves 1.
  */
 import type { ConsolaInstance } from "consola";
-import { type Clock, systemClock } from "../controllers/runtime/clock.ts";
 import { type HealthCheck, namedCheck } from "../controllers/runtime/healthz.ts";
 import { leaderIdentity, runLeaderElection } from "../controllers/runtime/leader-election.ts";
 import { leaderElectionMetrics } from "../controllers/runtime/leader-election-metrics.ts";
@@ -19,6 +18,7 @@ import { type Serving, startServing } from "../controllers/runtime/serving.ts";
 import { createTermFence, type TermFence } from "../controllers/runtime/term-fence.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
+import { type Clock, systemClock } from "../kube/clock.ts";
 import { kubeClientMetrics } from "../kube/metrics.ts";
 import { createPacing } from "../kube/pacing.ts";
 import { loadTransport } from "../kube/transport.ts";

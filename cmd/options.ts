@@ -10,7 +10,7 @@
 import * as v from "valibot";
 import { canonicalizeControllerList, validateControllerList } from "../controllers/names.ts";
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
-import { MAX_TIMER_MS } from "../kube/sleep.ts";
+import { MAX_TIMER_MS } from "../kube/clock.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
 import { FLAGS, FLAGS_BY_NAME } from "./flags.ts";
 import { parseVModule } from "./logger.ts";

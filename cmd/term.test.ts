@@ -3,9 +3,9 @@ import { ControllerStartError, type StartController } from "../controllers/conte
 import { CONTROLLERS } from "../controllers/names.ts";
 import { createMetricsRegistry } from "../controllers/runtime/metrics.ts";
 import { EmulatorKubeClient } from "../controllers/runtime/testing/emulator-client.ts";
-import { FakeClock } from "../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../controllers/runtime/testing/logger.ts";
 import { KubeApiError } from "../kube/client-types.ts";
+import { FakeClock } from "../kube/testdata/fake-clock.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
 import { buildOptions } from "./options.ts";

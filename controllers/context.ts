@@ -6,11 +6,11 @@
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import type { KubeClient } from "../kube/client-types.ts";
+import type { Clock } from "../kube/clock.ts";
 import type { InformerFactory } from "../kube/informer-factory.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import type { ControllerName } from "./names.ts";
-import type { Clock } from "./runtime/clock.ts";
 import type { EventRecorder } from "./runtime/events.ts";
 import type { ControllerMetrics } from "./runtime/metrics.ts";
 

@@ -5,10 +5,10 @@
  */
 
 import { KubeApiError } from "./client-types.ts";
+import type { Now } from "./clock.ts";
 import { hostLabel, type KubeClientMetrics } from "./metrics.ts";
 import type { Status } from "./objects.ts";
 import type { Admission, Pacer } from "./pacing.ts";
-import type { Now } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
 import { type FencedWrite, isRefused, isWriteMethod, type WriteFence } from "./write-fence.ts";
 

@@ -10,9 +10,9 @@
  */
 import type { ConsolaInstance } from "consola";
 import type { KubeClient, ResourceRef } from "./client-types.ts";
+import { abortableSleep, type Sleep } from "./clock.ts";
 import type { KubeObject } from "./objects.ts";
 import { runReflector } from "./reflector.ts";
-import { abortableSleep, type Sleep } from "./sleep.ts";
 import { type Delta, type IndexFunc, ObjectStore, objectKey } from "./store.ts";
 import { keepOnly, keptFields } from "./trim.ts";
 

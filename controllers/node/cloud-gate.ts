@@ -8,8 +8,9 @@
  * listings) first takes a token from one bucket of the declared `qps`/`burst`, so parallel joins never exceed what
  * the provider said it tolerates. Providers without `rateLimit` get no gate.
  */
+
+import type { Clock } from "../../kube/clock.ts";
 import type { CloudProvider, RateLimit } from "../../providers/cloud.ts";
-import type { Clock } from "../runtime/clock.ts";
 import { bucketRateLimiter } from "../runtime/rate-limiters.ts";
 
 /** Our `--concurrent-node-syncs` default: automatic (upstream's is 1). */

@@ -15,10 +15,10 @@
  */
 import type { ConsolaInstance } from "consola";
 import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
+import type { Clock } from "../../kube/clock.ts";
 import { mergePatchOf } from "../../kube/merge-patch.ts";
 import type { Node, NodeAddress } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider, InstanceMetadata } from "../../providers/cloud.ts";
-import type { Clock } from "../runtime/clock.ts";
 import { type EventRecorder, objectReference } from "../runtime/events.ts";
 import type { ControllerMetrics } from "../runtime/metrics.ts";
 import { retryOnConflict } from "../runtime/retry.ts";

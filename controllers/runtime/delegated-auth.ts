@@ -19,8 +19,8 @@
 import { createHash } from "node:crypto";
 import type { ConsolaInstance } from "consola";
 import { type KubeClient, Resources } from "../../kube/client-types.ts";
+import type { Now } from "../../kube/clock.ts";
 import type { KubeObject } from "../../kube/objects.ts";
-import type { Now } from "./clock.ts";
 import { ExpiringCache } from "./expiring-cache.ts";
 
 export interface UserInfo {

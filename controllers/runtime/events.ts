@@ -23,10 +23,10 @@
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import { isNotFound, KubeApiError, type KubeClient, type ResourceRef, Resources } from "../../kube/client-types.ts";
+import type { Now, Sleep } from "../../kube/clock.ts";
+import { abortableSleep } from "../../kube/clock.ts";
 import type { Event, KubeObject, ObjectReference } from "../../kube/objects.ts";
-import { abortableSleep } from "../../kube/sleep.ts";
 import { isTermOver } from "../../kube/write-fence.ts";
-import type { Now, Sleep } from "./clock.ts";
 import { createKeyedWriters } from "./keyed-writers.ts";
 import { type EventRecorderMetrics, eventRecorderMetrics } from "./metrics.ts";
 import { formatTime } from "./timestamps.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { settle } from "../../kube/testdata/fake-clock.ts";
 import { createKeyedWriters } from "./keyed-writers.ts";
-import { settle } from "./testing/fake-clock.ts";
 
 /** Items are `key:n`; each write is held until the test finishes it, so what runs at once is plain to see. */
 const harness = (maxInFlight: number, maxQueued = 100) => {

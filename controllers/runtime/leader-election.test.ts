@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Lease } from "../../kube/objects.ts";
+import { FakeClock } from "../../kube/testdata/fake-clock.ts";
 import {
   type LeaderElection,
   runLeaderElection,
@@ -10,7 +11,6 @@ import {
 import { type LeaderElectionMetrics, leaderElectionMetrics } from "./leader-election-metrics.ts";
 import { createMetricsRegistry } from "./metrics.ts";
 import { EmulatorKubeClient } from "./testing/emulator-client.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
 
 interface Candidate {

@@ -6,8 +6,8 @@
  */
 import type { ConsolaInstance } from "consola";
 import { type KubeClient, Resources } from "../../kube/client-types.ts";
+import type { Sleep } from "../../kube/clock.ts";
 import type { Lease } from "../../kube/objects.ts";
-import type { Sleep } from "./clock.ts";
 
 export interface LeaseWatchOptions {
   readonly client: KubeClient;

@@ -3,7 +3,7 @@
  * Any other error, and the last conflict, go to the caller unchanged.
  */
 import { isAlreadyExists, isConflict } from "../../kube/client-types.ts";
-import type { Sleep } from "./clock.ts";
+import type { Sleep } from "../../kube/clock.ts";
 
 export interface RetryOnConflictOptions {
   /** Total tries, the first included. Default 5 (upstream's node helpers). */

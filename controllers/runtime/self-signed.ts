@@ -6,8 +6,9 @@
  * Generation uses WebCrypto (EC P-256, ECDSA with SHA-256) and `./x509.ts`; no X.509 package, which would cost
  * megabytes of resident code in the compiled executable for this one certificate.
  */
+
+import type { Now } from "../../kube/clock.ts";
 import { parseIP } from "../../net/ip.ts";
-import type { Now } from "./clock.ts";
 import { pem, randomSerial, selfSignedServerCertificate } from "./x509.ts";
 
 export interface ServingCert {

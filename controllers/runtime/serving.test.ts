@@ -3,12 +3,12 @@ import { X509Certificate } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
 import { namedCheck } from "./healthz.ts";
 import { controllerMetrics, createMetricsRegistry, MANAGER_NAME } from "./metrics.ts";
 import { generateSelfSignedCert, ServingCertError } from "./self-signed.ts";
 import { type Serving, startServing } from "./serving.ts";
 import { EmulatorKubeClient, type RecordedRequest } from "./testing/emulator-client.ts";
-import { waitFor } from "./testing/fake-clock.ts";
 import { captureLogger } from "./testing/logger.ts";
 
 const USERS: Record<string, { username: string; groups: string[] }> = {

@@ -16,7 +16,7 @@ import { dirname } from "node:path";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import type { KubeClient } from "../../kube/client-types.ts";
-import { type Now, type SetTimer, systemClock } from "./clock.ts";
+import { type Now, type SetTimer, systemClock } from "../../kube/clock.ts";
 import { createDelegatedAuth, DEFAULT_ALWAYS_ALLOW_PATHS } from "./delegated-auth.ts";
 import { type HealthCheck, handleHealth, pingCheck } from "./healthz.ts";
 import { heapDebugRoutes } from "./heap-debug.ts";

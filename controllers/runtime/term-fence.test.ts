@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { FakeClock } from "../../kube/testdata/fake-clock.ts";
 import { TermOverError } from "../../kube/write-fence.ts";
 import { createTermFence } from "./term-fence.ts";
-import { FakeClock } from "./testing/fake-clock.ts";
 
 const setup = (over: () => string | undefined = () => undefined) => {
   const clock = new FakeClock();

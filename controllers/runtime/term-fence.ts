@@ -11,8 +11,9 @@
  *   reason a write that ends without an answer once the term is closing (its own timeout, a connection lost after
  *   sending) may yet land: `drain()` then says false, and the lease is left to expire instead of being released.
  */
+
+import type { Sleep } from "../../kube/clock.ts";
 import { type FencedWrite, TermOverError, type WriteFence } from "../../kube/write-fence.ts";
-import type { Sleep } from "./clock.ts";
 
 export interface TermFenceOptions {
   /** Why the term is over, or `undefined` while it holds. Synchronous; asked at every write. */

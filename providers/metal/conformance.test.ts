@@ -17,10 +17,10 @@
 import { createServer, type Server } from "node:net";
 import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
 import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
-import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { ConfigMap, Service } from "../../kube/objects.ts";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
 import { defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
 import { runConformance } from "../conformance/suite.ts";
 import type { ArrangedMachine } from "../conformance/types.ts";

@@ -6,10 +6,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
 import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
-import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
 import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Event, Service } from "../../kube/objects.ts";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
 import { findInCauseChain } from "../errors.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { rejection } from "../testing.ts";

@@ -4,10 +4,10 @@
  */
 import { Resources } from "../../../kube/client-types.ts";
 import type { Event } from "../../../kube/objects.ts";
+import { FakeClock } from "../../../kube/testdata/fake-clock.ts";
 import { createEventRecorder } from "../events.ts";
 import { createMetricsRegistry } from "../metrics.ts";
 import { EmulatorKubeClient } from "./emulator-client.ts";
-import { FakeClock } from "./fake-clock.ts";
 import { captureLogger } from "./logger.ts";
 
 export function recorderBed(overrides: { maxQueue?: number; maxInFlight?: number } = {}) {

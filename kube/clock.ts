@@ -1,6 +1,8 @@
 /**
- * Time as the Kubernetes layer and the controller runtime read it; injected so tests can drive time instead of
- * waiting for it. This is the lowest layer that needs it, so the one implementation lives here.
+ * Time as every floor reads it: the Kubernetes client's pacing and informers, the platform's recorder and
+ * leader election, the controllers' queues. Everything that waits or timestamps takes these functions (or one
+ * `Clock` carrying all three), so tests drive time with `testdata/fake-clock.ts` instead of sleeping. The ground
+ * floor is the lowest one that waits, so the one implementation lives here.
  */
 
 /** Milliseconds since the Unix epoch. */
@@ -14,6 +16,12 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** Run `fn` once after `ms`; the returned function cancels it (a no-op once it ran). */
 export type SetTimer = (fn: () => void, ms: number) => () => void;
+
+export interface Clock {
+  readonly now: Now;
+  readonly sleep: Sleep;
+  readonly setTimer: SetTimer;
+}
 
 /**
  * The longest delay one runtime timer holds (2^31-1 ms, about 24.8 days); a longer one fires after 1 ms instead,
@@ -53,3 +61,10 @@ export const sleepWith =
 
 /** `Sleep` on the real timer. */
 export const abortableSleep: Sleep = sleepWith(setTimer);
+
+/** The wall clock. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: abortableSleep,
+  setTimer,
+};

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_TIMER_MS, setTimer } from "./sleep.ts";
+import { MAX_TIMER_MS, setTimer } from "./clock.ts";
 
 describe("setTimer", () => {
   // A runtime timer given more than 2^31-1 ms fires after 1 ms; a 20 ms timer armed later must still come first.
