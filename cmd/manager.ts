@@ -1,7 +1,7 @@
 /**
  * The manager (spec c.5): Kubernetes client, metrics, health, serving, leader election, and the controllers,
  * started in order and stopped cleanly. Every write of a term (its controllers', events', the provider's, on the
- * Kubernetes API and on the cloud) goes through the term's write fence (runtime/term-fence.ts).
+ * Kubernetes API and on the cloud) goes through the term's write fence (platform/term-fence.ts).
  *
  * `SIGTERM`/`SIGINT` (the signal) stop the term in this order: no new write may begin and the controllers stop
  * taking work; the writes in flight run to their answers (bounded); only then is the lease released, so the
@@ -11,11 +11,6 @@
  * the renew deadline passed, e.g. after a pause) ends the term at once, aborting its writes, and resolves 1.
  */
 import type { ConsolaInstance } from "consola";
-import { type HealthCheck, namedCheck } from "../controllers/runtime/healthz.ts";
-import { leaderIdentity, runLeaderElection } from "../controllers/runtime/leader-election.ts";
-import { leaderElectionMetrics } from "../controllers/runtime/leader-election-metrics.ts";
-import { type Serving, startServing } from "../controllers/runtime/serving.ts";
-import { createTermFence, type TermFence } from "../controllers/runtime/term-fence.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
 import { type Clock, systemClock } from "../kube/clock.ts";
@@ -23,6 +18,11 @@ import { kubeClientMetrics } from "../kube/metrics.ts";
 import { createPacing } from "../kube/pacing.ts";
 import { loadTransport } from "../kube/transport.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
+import { type HealthCheck, namedCheck } from "../platform/healthz.ts";
+import { leaderIdentity, runLeaderElection } from "../platform/leader-election.ts";
+import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
+import { type Serving, startServing } from "../platform/serving.ts";
+import { createTermFence, type TermFence } from "../platform/term-fence.ts";
 import type { RunManager } from "./command.ts";
 import { FatalError, runTerm, type Starters, type TermHealth } from "./term.ts";
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { ControllerStartError, type StartController } from "../controllers/context.ts";
 import { CONTROLLERS } from "../controllers/names.ts";
-import { createMetricsRegistry } from "../controllers/runtime/metrics.ts";
-import { EmulatorKubeClient } from "../controllers/runtime/testing/emulator-client.ts";
-import { captureLogger } from "../controllers/runtime/testing/logger.ts";
 import { KubeApiError } from "../kube/client-types.ts";
 import { FakeClock } from "../kube/testdata/fake-clock.ts";
+import { createMetricsRegistry } from "../platform/metrics.ts";
+import { EmulatorKubeClient } from "../platform/testing/emulator-client.ts";
+import { captureLogger } from "../platform/testing/logger.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
 import { buildOptions } from "./options.ts";

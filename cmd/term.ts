@@ -11,15 +11,15 @@ import type { Registry } from "prom-client";
 import type { ControllerContext, ControllerOptions, StartController } from "../controllers/context.ts";
 import { ControllerStartError } from "../controllers/context.ts";
 import { CONTROLLERS, type ControllerName, isControllerEnabled } from "../controllers/names.ts";
-import { createEventRecorder, type EventRecorder } from "../controllers/runtime/events.ts";
-import { createFailureLog, messageOf } from "../controllers/runtime/failure-log.ts";
 import { controllerMetrics } from "../controllers/runtime/metrics.ts";
-import { createProviderRuntime } from "../controllers/runtime/provider-informers.ts";
 import type { KubeClient } from "../kube/client-types.ts";
 import type { Clock } from "../kube/clock.ts";
 import { createInformerFactory, type InformerFactory } from "../kube/informer-factory.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
+import { createEventRecorder, type EventRecorder } from "../platform/events.ts";
+import { createFailureLog, messageOf } from "../platform/failure-log.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
+import { createProviderRuntime } from "../providers/runtime.ts";
 import { quietAfterAbort } from "./logger.ts";
 import type { Options } from "./options.ts";
 

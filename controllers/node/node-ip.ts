@@ -7,7 +7,7 @@
  */
 import type { NodeAddress } from "../../kube/objects.ts";
 import { formatIP, type IPAddress, ipEqual, isUnspecified, parseIP } from "../../net/ip.ts";
-import { goQuote } from "../runtime/go-format.ts";
+import { goQuote } from "../../platform/go-format.ts";
 
 /** The provided-node-ip annotation is malformed. `detail` is the reason without the prefix. */
 export class NodeIPParseError extends Error {

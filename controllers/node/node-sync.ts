@@ -18,8 +18,8 @@ import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.
 import type { Clock } from "../../kube/clock.ts";
 import { mergePatchOf } from "../../kube/merge-patch.ts";
 import type { Node, NodeAddress } from "../../kube/objects.ts";
+import { type EventRecorder, objectReference } from "../../platform/events.ts";
 import type { CallContext, CloudProvider, InstanceMetadata } from "../../providers/cloud.ts";
-import { type EventRecorder, objectReference } from "../runtime/events.ts";
 import type { ControllerMetrics } from "../runtime/metrics.ts";
 import { retryOnConflict } from "../runtime/retry.ts";
 import { AddressUpdateError, errorText, LabelUpdateError } from "./errors.ts";

@@ -12,9 +12,9 @@ import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.
 import type { Sleep } from "../../kube/clock.ts";
 import { waitForCacheSync } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
+import type { EventRecorder } from "../../platform/events.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
 import type { StartController, StartResult } from "../context.ts";
-import type { EventRecorder } from "../runtime/events.ts";
 import { MANAGER_NAME } from "../runtime/metrics.ts";
 import { retryOnConflict } from "../runtime/retry.ts";
 import { type CloudProbe, lifecycleUnsupported, probeNodes } from "./cloud.ts";

@@ -3,7 +3,7 @@
  * them (`net/cidr.ts`).
  */
 import { type Cidr, parseCIDR } from "../../net/cidr.ts";
-import { goQuote } from "../runtime/go-format.ts";
+import { goQuote } from "../../platform/go-format.ts";
 
 /** `--cluster-cidr` cannot be used; the message is upstream's start error, word for word. */
 export class ClusterCIDRError extends Error {

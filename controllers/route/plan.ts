@@ -5,8 +5,8 @@
 import type { Node, NodeAddress, NodeCondition, ObjectReference } from "../../kube/objects.ts";
 import { Conditions } from "../../kube/well-known.ts";
 import { type Cidr, cidrContains, formatCIDR, lastAddress, tryParseCIDR } from "../../net/cidr.ts";
+import { formatGoDuration } from "../../platform/go-format.ts";
 import type { Route } from "../../providers/cloud.ts";
-import { formatGoDuration } from "../runtime/go-format.ts";
 
 /** Upstream's actions; `remove` exists upstream but is never assigned, so it is left out. */
 export type RouteAction = "keep" | "add" | "update";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock, settle, waitFor } from "../../kube/testdata/fake-clock.ts";
-import { createMetricsRegistry } from "./metrics.ts";
+import { createMetricsRegistry } from "../../platform/metrics.ts";
 import {
   bucketRateLimiter,
   defaultControllerRateLimiter,

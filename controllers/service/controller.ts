@@ -6,9 +6,9 @@
 import { Resources } from "../../kube/client-types.ts";
 import { type Informer, waitForCacheSync } from "../../kube/informer.ts";
 import type { Node, Service } from "../../kube/objects.ts";
+import { objectReference } from "../../platform/events.ts";
 import type { LoadBalancer } from "../../providers/cloud.ts";
 import type { ControllerContext, StartController, StartResult } from "../context.ts";
-import { objectReference } from "../runtime/events.ts";
 import { MANAGER_NAME } from "../runtime/metrics.ts";
 import { serviceControllerRateLimiter } from "../runtime/rate-limiters.ts";
 import { runWorkers, SyncResult } from "../runtime/run-workers.ts";

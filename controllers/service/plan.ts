@@ -4,10 +4,10 @@
  * change means for one Service's load balancer. No I/O; `sync.ts` sequences the cloud calls around these.
  */
 import type { Node, Service } from "../../kube/objects.ts";
+import { goQuote, goStringSlice } from "../../platform/go-format.ts";
 import type { LoadBalancerClasses } from "../../providers/cloud.ts";
 import { findInCauseChain, RetryError } from "../../providers/errors.ts";
 import { foreignClass, servesClass } from "../../providers/load-balancer-classes.ts";
-import { goQuote, goStringSlice } from "../runtime/go-format.ts";
 import {
   cleanupReason,
   nodeSyncReason,

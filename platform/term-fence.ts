@@ -12,8 +12,8 @@
  *   sending) may yet land: `drain()` then says false, and the lease is left to expire instead of being released.
  */
 
-import type { Sleep } from "../../kube/clock.ts";
-import { type FencedWrite, TermOverError, type WriteFence } from "../../kube/write-fence.ts";
+import type { Sleep } from "../kube/clock.ts";
+import { type FencedWrite, TermOverError, type WriteFence } from "../kube/write-fence.ts";
 
 export interface TermFenceOptions {
   /** Why the term is over, or `undefined` while it holds. Synchronous; asked at every write. */

@@ -4,7 +4,7 @@
  * RFC 5480, RFC 5758). Not a general X.509 library: only what that certificate needs, written with `./der.ts`
  * and WebCrypto so that no X.509 or ASN.1 package is loaded at start.
  */
-import type { IPAddress } from "../../net/ip.ts";
+import type { IPAddress } from "../net/ip.ts";
 import {
   bitString,
   booleanTrue,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { FakeClock } from "../../kube/testdata/fake-clock.ts";
-import { TermOverError } from "../../kube/write-fence.ts";
+import { FakeClock } from "../kube/testdata/fake-clock.ts";
+import { TermOverError } from "../kube/write-fence.ts";
 import { createTermFence } from "./term-fence.ts";
 
 const setup = (over: () => string | undefined = () => undefined) => {

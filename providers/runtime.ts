@@ -5,10 +5,10 @@
  */
 import type { ConsolaInstance } from "consola";
 import { Registry } from "prom-client";
-import { type KubeClient, Resources } from "../../kube/client-types.ts";
-import { createInformerFactory, type InformerFactory } from "../../kube/informer-factory.ts";
-import type { ConfigMap, Node, Secret, Service } from "../../kube/objects.ts";
-import type { ProviderInformers, ProviderRuntime } from "../../providers/cloud.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import { createInformerFactory, type InformerFactory } from "../kube/informer-factory.ts";
+import type { ConfigMap, Node, Secret, Service } from "../kube/objects.ts";
+import type { ProviderInformers, ProviderRuntime } from "./cloud.ts";
 
 export function providerInformers(factory: InformerFactory): ProviderInformers {
   const selection = (s: { readonly namespace: string; readonly name?: string }) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { KubeApiError, Resources } from "../../kube/client-types.ts";
-import type { Lease } from "../../kube/objects.ts";
-import { FakeClock } from "../../kube/testdata/fake-clock.ts";
+import { KubeApiError, Resources } from "../kube/client-types.ts";
+import type { Lease } from "../kube/objects.ts";
+import { FakeClock } from "../kube/testdata/fake-clock.ts";
 import {
   type LeaderElection,
   runLeaderElection,

@@ -5,9 +5,9 @@
  * watch failure only means falling back to the retry period, so errors are logged at debug and retried.
  */
 import type { ConsolaInstance } from "consola";
-import { type KubeClient, Resources } from "../../kube/client-types.ts";
-import type { Sleep } from "../../kube/clock.ts";
-import type { Lease } from "../../kube/objects.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import type { Sleep } from "../kube/clock.ts";
+import type { Lease } from "../kube/objects.ts";
 
 export interface LeaseWatchOptions {
   readonly client: KubeClient;

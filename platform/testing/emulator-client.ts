@@ -21,13 +21,13 @@ import {
   type WatchEvent,
   type WatchOptions,
   type WriteOptions,
-} from "../../../kube/client-types.ts";
-import type { Now } from "../../../kube/clock.ts";
-import type { KubeObject } from "../../../kube/objects.ts";
-import type { Obj } from "../../../sandbox/apiserver/json.ts";
-import { ApiError } from "../../../sandbox/apiserver/status-errors.ts";
-import { ObjectStore } from "../../../sandbox/apiserver/store.ts";
-import { listObjects, watchObjects } from "../../../sandbox/apiserver/store-reads.ts";
+} from "../../kube/client-types.ts";
+import type { Now } from "../../kube/clock.ts";
+import type { KubeObject } from "../../kube/objects.ts";
+import type { Obj } from "../../sandbox/apiserver/json.ts";
+import { ApiError } from "../../sandbox/apiserver/status-errors.ts";
+import { ObjectStore } from "../../sandbox/apiserver/store.ts";
+import { listObjects, watchObjects } from "../../sandbox/apiserver/store-reads.ts";
 
 export type RequestMethod = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "raw";
 

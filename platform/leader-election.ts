@@ -19,9 +19,9 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { ConsolaInstance } from "consola";
-import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
-import type { Now, Sleep } from "../../kube/clock.ts";
-import type { Lease } from "../../kube/objects.ts";
+import { isAlreadyExists, isNotFound, type KubeClient, Resources } from "../kube/client-types.ts";
+import type { Now, Sleep } from "../kube/clock.ts";
+import type { Lease } from "../kube/objects.ts";
 import { createFailureLog } from "./failure-log.ts";
 import type { LeaderElectionMetrics } from "./leader-election-metrics.ts";
 import { watchLeaseRelease } from "./lease-watch.ts";

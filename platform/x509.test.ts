@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createPublicKey, verify, X509Certificate } from "node:crypto";
-import { parseIP, parseIPStrict } from "../../net/ip.ts";
+import { parseIP, parseIPStrict } from "../net/ip.ts";
 import { oidText, readDer } from "./der.ts";
 import { ecdsaSignatureDer, ipBytes, pem, randomSerial, selfSignedServerCertificate } from "./x509.ts";
 

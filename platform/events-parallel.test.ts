@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { createKubeClient } from "../../kube/client.ts";
-import { KubeApiError } from "../../kube/client-types.ts";
-import type { Event } from "../../kube/objects.ts";
-import { settle, waitFor } from "../../kube/testdata/fake-clock.ts";
-import type { Transport } from "../../kube/transport.ts";
+import { createKubeClient } from "../kube/client.ts";
+import { KubeApiError } from "../kube/client-types.ts";
+import type { Event } from "../kube/objects.ts";
+import { settle, waitFor } from "../kube/testdata/fake-clock.ts";
+import type { Transport } from "../kube/transport.ts";
 import { createEventRecorder, DEFAULT_MAX_QUEUE, EVENT_WRITES_IN_FLIGHT, nodeReference } from "./events.ts";
 import { createMetricsRegistry } from "./metrics.ts";
 import { createTermFence } from "./term-fence.ts";

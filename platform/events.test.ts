@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { KubeApiError, Resources } from "../../kube/client-types.ts";
-import type { Service } from "../../kube/objects.ts";
-import { settle } from "../../kube/testdata/fake-clock.ts";
+import { KubeApiError, Resources } from "../kube/client-types.ts";
+import type { Service } from "../kube/objects.ts";
+import { settle } from "../kube/testdata/fake-clock.ts";
 import { nodeReference, objectReference } from "./events.ts";
 import { recorderBed } from "./testing/event-recorder.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { parseV8Snapshot } from "../../scripts/bench/heap-snapshot.ts";
+import { parseV8Snapshot } from "../scripts/bench/heap-snapshot.ts";
 import { type HeapStatsBody, parseProcKb } from "./heap-debug.ts";
 import { createMetricsRegistry } from "./metrics.ts";
 import { type Serving, startServing } from "./serving.ts";

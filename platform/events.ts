@@ -22,13 +22,13 @@
 
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
-import { isNotFound, KubeApiError, type KubeClient, type ResourceRef, Resources } from "../../kube/client-types.ts";
-import type { Now, Sleep } from "../../kube/clock.ts";
-import { abortableSleep } from "../../kube/clock.ts";
-import type { Event, KubeObject, ObjectReference } from "../../kube/objects.ts";
-import { isTermOver } from "../../kube/write-fence.ts";
+import { isNotFound, KubeApiError, type KubeClient, type ResourceRef, Resources } from "../kube/client-types.ts";
+import type { Now, Sleep } from "../kube/clock.ts";
+import { abortableSleep } from "../kube/clock.ts";
+import type { Event, KubeObject, ObjectReference } from "../kube/objects.ts";
+import { isTermOver } from "../kube/write-fence.ts";
+import { type EventRecorderMetrics, eventRecorderMetrics } from "./events-metrics.ts";
 import { createKeyedWriters } from "./keyed-writers.ts";
-import { type EventRecorderMetrics, eventRecorderMetrics } from "./metrics.ts";
 import { formatTime } from "./timestamps.ts";
 
 export type EventType = "Normal" | "Warning";

@@ -3,7 +3,7 @@
  * caches need, since a client sending random tokens must not grow memory without end. Reads refresh recency;
  * when a write would exceed `maxEntries`, the least recently used go, and expired ones met on the way.
  */
-import type { Now } from "../../kube/clock.ts";
+import type { Now } from "../kube/clock.ts";
 
 interface Entry<V> {
   readonly value: V;

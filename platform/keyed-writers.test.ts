@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { settle } from "../../kube/testdata/fake-clock.ts";
+import { settle } from "../kube/testdata/fake-clock.ts";
 import { createKeyedWriters } from "./keyed-writers.ts";
 
 /** Items are `key:n`; each write is held until the test finishes it, so what runs at once is plain to see. */

@@ -2,9 +2,10 @@
  * The event recorder's test bed: a recorder of `cloud-node-controller` on `cp-1` over the emulator client, driven by
  * a fake clock, with its metrics registry and captured logs.
  */
-import { Resources } from "../../../kube/client-types.ts";
-import type { Event } from "../../../kube/objects.ts";
-import { FakeClock } from "../../../kube/testdata/fake-clock.ts";
+
+import { Resources } from "../../kube/client-types.ts";
+import type { Event } from "../../kube/objects.ts";
+import { FakeClock } from "../../kube/testdata/fake-clock.ts";
 import { createEventRecorder } from "../events.ts";
 import { createMetricsRegistry } from "../metrics.ts";
 import { EmulatorKubeClient } from "./emulator-client.ts";

@@ -18,9 +18,9 @@
  */
 import { createHash } from "node:crypto";
 import type { ConsolaInstance } from "consola";
-import { type KubeClient, Resources } from "../../kube/client-types.ts";
-import type { Now } from "../../kube/clock.ts";
-import type { KubeObject } from "../../kube/objects.ts";
+import { type KubeClient, Resources } from "../kube/client-types.ts";
+import type { Now } from "../kube/clock.ts";
+import type { KubeObject } from "../kube/objects.ts";
 import { ExpiringCache } from "./expiring-cache.ts";
 
 export interface UserInfo {

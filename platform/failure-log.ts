@@ -5,7 +5,7 @@
  * a heartbeat after, never a line per retry.
  */
 import type { ConsolaInstance } from "consola";
-import type { Now } from "../../kube/clock.ts";
+import type { Now } from "../kube/clock.ts";
 
 export interface FailureLog {
   /** Records one failure; logs it if it is the first, or if the current back-off step has run out. */

@@ -7,8 +7,8 @@
  * megabytes of resident code in the compiled executable for this one certificate.
  */
 
-import type { Now } from "../../kube/clock.ts";
-import { parseIP } from "../../net/ip.ts";
+import type { Now } from "../kube/clock.ts";
+import { parseIP } from "../net/ip.ts";
 import { pem, randomSerial, selfSignedServerCertificate } from "./x509.ts";
 
 export interface ServingCert {

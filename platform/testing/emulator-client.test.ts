@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { isAlreadyExists, isConflict, isNotFound, KubeApiError, Resources } from "../../../kube/client-types.ts";
-import type { Node, Service } from "../../../kube/objects.ts";
+import { isAlreadyExists, isConflict, isNotFound, KubeApiError, Resources } from "../../kube/client-types.ts";
+import type { Node, Service } from "../../kube/objects.ts";
 import { EmulatorKubeClient } from "./emulator-client.ts";
 
 const node = (name: string, labels: Record<string, string> = {}): Node => ({ metadata: { name, labels } });
