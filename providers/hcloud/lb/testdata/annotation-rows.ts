@@ -12,10 +12,10 @@
  * then with a subnet in `us-east` for its load balancer to attach to.
  */
 import { expect } from "bun:test";
-import type { LoadBalancerStatus } from "../../../kube/objects.ts";
-import type { Certificate, LoadBalancer as EmulatedLB } from "../../../sandbox/hcloud/state/types.ts";
-import { SERVICE_UID_LABEL } from "../api/load-balancers.ts";
-import { A } from "./testing.ts";
+import type { LoadBalancerStatus } from "../../../../kube/objects.ts";
+import type { Certificate, LoadBalancer as EmulatedLB } from "../../../../sandbox/hcloud/state/types.ts";
+import { SERVICE_UID_LABEL } from "../../api/load-balancers.ts";
+import { A } from "../testing.ts";
 
 /** What a row's annotations and check need to know of the world it runs in. */
 export interface RowWorld {
