@@ -29,9 +29,6 @@ export const ClientReason = {
 export const isWatchIdleTimeout = (err: unknown): boolean =>
   err instanceof KubeApiError && err.reason === ClientReason.WatchIdleTimeout;
 
-/** No answer from the server (status 0): worth retrying with back-off. */
-export const isTransportFailure = (err: unknown): boolean => err instanceof KubeApiError && err.status === 0;
-
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
 export interface HttpRequest {

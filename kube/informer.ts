@@ -82,11 +82,6 @@ export function stripManagedFields<T extends KubeObject>(obj: T): T {
   return { ...obj, metadata };
 }
 
-/** The namespace index: `byIndex(NAMESPACE_INDEX, "kube-system")`. */
-export const NAMESPACE_INDEX = "namespace";
-export const namespaceIndexFunc: IndexFunc<KubeObject> = (obj) =>
-  obj.metadata?.namespace ? [obj.metadata.namespace] : [];
-
 export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): Informer<T> {
   const store = new ObjectStore<T>();
   const handlers = new Set<EventHandler<T>>();

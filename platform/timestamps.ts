@@ -9,14 +9,3 @@ export const formatTime = (ms: number): string =>
 
 /** `2026-01-01T00:00:00.123000Z` (our clock has millisecond resolution; the last three digits are zero). */
 export const formatMicroTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-
-/** Parses either format (and any RFC 3339 precision); `undefined` for absent or unparsable values. */
-export const parseTime = (value: string | undefined | null): number | undefined => {
-  if (!value) return undefined;
-  const m = /^(.*?)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(value);
-  if (!m) return undefined;
-  const [, base = "", fraction = "", zone = ""] = m;
-  const whole = Date.parse(`${base}${zone}`);
-  if (Number.isNaN(whole)) return undefined;
-  return whole + (fraction ? Math.floor(Number(`0.${fraction}`) * 1000) : 0);
-};
