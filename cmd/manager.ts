@@ -6,9 +6,10 @@
  * `SIGTERM`/`SIGINT` (the signal) stop the term in this order: no new write may begin and the controllers stop
  * taking work; the writes in flight run to their answers (bounded); only then is the lease released, so the
  * standby's first write never overlaps ours; then the server closes and the manager resolves 0. An error that means
- * the controllers cannot run (`FatalError`, see term.ts) stops everything the same way (the lease is released, not
- * kept while nothing runs) and resolves 1, the last log line naming the cause. Losing the lease (another holder, or
- * the renew deadline passed, e.g. after a pause) ends the term at once, aborting its writes, and resolves 1.
+ * the controllers cannot run (`FatalError`, see leadership-term.ts) stops everything the same way (the lease is
+ * released, not kept while nothing runs) and resolves 1, the last log line naming the cause. Losing the lease
+ * (another holder, or the renew deadline passed, e.g. after a pause) ends the term at once, aborting its writes, and
+ * resolves 1.
  */
 import type { ConsolaInstance } from "consola";
 import { createKubeClient } from "../kube/client.ts";
@@ -24,9 +25,9 @@ import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
 import { type Serving, startServing } from "../platform/serving.ts";
 import { createTermFence, type TermFence } from "../platform/term-fence.ts";
 import type { RunManager } from "./command.ts";
-import { FatalError, runTerm, type Starters, type TermHealth } from "./term.ts";
+import { FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
 
-export type { Starters } from "./term.ts";
+export type { Starters } from "./leadership-term.ts";
 
 /** How long stopping may take (controllers, then the writes in flight) before the manager gives up waiting. */
 const STOP_GRACE_MS = 10_000;

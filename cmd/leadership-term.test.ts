@@ -8,8 +8,8 @@ import { EmulatorKubeClient } from "../platform/testing/emulator-client.ts";
 import { captureLogger } from "../platform/testing/logger.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
+import { API_HEALTH_WAIT_MS, type FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
 import { buildOptions } from "./options.ts";
-import { API_HEALTH_WAIT_MS, type FatalError, runTerm, type Starters, type TermHealth } from "./term.ts";
 
 const built = buildOptions(parseArgv(["--cloud-provider=test"]).values);
 if (!built.ok) throw new Error(built.errors.join("; "));
