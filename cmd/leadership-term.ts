@@ -1,6 +1,7 @@
 /**
- * One run of the controllers (spec c.5 step 6; a leadership term with leader election): wait for the API server,
- * start the shared informers, initialise the provider, start the controllers, and run until the signal aborts.
+ * One run of the controllers (upstream: app/controllermanager.go `Run`, its `run` closure; a leadership term with
+ * leader election): wait for the API server, start the shared informers, initialise the provider, start the
+ * controllers, and run until the signal aborts.
  *
  * Anything that means the controllers cannot run — the API server not answering in time, the provider's
  * `initialize` failing, a fatal start error, a controller that crashes — is a `FatalError` handed to `onFatal` at

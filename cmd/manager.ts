@@ -1,7 +1,7 @@
 /**
- * The manager (spec c.5): Kubernetes client, metrics, health, serving, leader election, and the controllers,
- * started in order and stopped cleanly. Every write of a term (its controllers', events', the provider's, on the
- * Kubernetes API and on the cloud) goes through the term's write fence (platform/term-fence.ts).
+ * The manager (upstream: app/controllermanager.go `Run`): Kubernetes client, metrics, health, serving, leader election,
+ * and the controllers, started in order and stopped cleanly. Every write of a term (its controllers', events', the
+ * provider's, on the Kubernetes API and on the cloud) goes through the term's write fence (platform/term-fence.ts).
  *
  * `SIGTERM`/`SIGINT` (the signal) stop the term in this order: no new write may begin and the controllers stop
  * taking work; the writes in flight run to their answers (bounded); only then is the lease released, so the

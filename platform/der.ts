@@ -2,8 +2,8 @@
  * A DER writer (ITU-T X.690) for the handful of types an X.509 certificate needs, and a reader of the same
  * tag-length-value frames for tests.
  *
- * Why not `asn1js`: building one certificate with it costs about 5.5 MiB of resident memory in the compiled
- * executable (measured), against issue 11's idle-memory target, for what is here a few lines of byte writing.
+ * Why not `asn1js`: building one certificate with it costs about 5.5 MiB of resident memory in the compiled executable
+ * (measured), against the idle-memory target (docs/performance.md), for what is here a few lines of byte writing.
  */
 
 /** Universal tags, and the constructed bit. */

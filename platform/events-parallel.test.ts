@@ -12,7 +12,7 @@ import { recorderBed } from "./testing/event-recorder.ts";
 import { captureLogger } from "./testing/logger.ts";
 
 /**
- * Events are written in parallel (issue 21: a node's `Synced` event within seconds even when thousands of Nodes
+ * Events are written in parallel (a node's `Synced` event within seconds even when thousands of Nodes
  * initialise at once), one write at a time per event key so a repeat still PATCHes what its predecessor created.
  */
 

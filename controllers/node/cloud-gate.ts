@@ -1,5 +1,5 @@
 /**
- * Sizing the cloud-node controller by the provider's declared rate limit (beyond upstream, issue 5 "fast joins").
+ * Sizing the cloud-node controller by the provider's declared rate limit (beyond upstream, for fast joins).
  *
  * Upstream defaults `--concurrent-node-syncs` to 1, so a burst of joins is initialised one cloud round trip at a
  * time. Here the flag defaults to 0, "automatic": with a provider that declares `rateLimit` the controller runs

@@ -1,7 +1,7 @@
 /**
- * The cloud-node controller's I/O half (spec d.1): `syncNode` for the work queue and `updateNodeStatus` for the
- * periodic refresh. Decisions come from plan.ts, cloud answers from metadata.ts; this file reads the lister,
- * writes the API, records events and metrics.
+ * The cloud-node controller's I/O half (upstream: controllers/node/node_controller.go): `syncNode` for the work queue
+ * and `updateNodeStatus` for the periodic refresh. Decisions come from plan.ts, cloud answers from metadata.ts; this
+ * file reads the lister, writes the API, records events and metrics.
  *
  * API writes per initialised node: one merge patch (provider ID, labels, taint removal) and one status patch
  * (addresses). Nothing is written when nothing changes. Upstream PUTs the cached node; our cache keeps only the

@@ -1,6 +1,6 @@
 /**
- * The `--cluster-cidr` flag, with upstream's exact start-up errors (spec c.4). CIDRs are read as upstream reads
- * them (`net/cidr.ts`).
+ * The `--cluster-cidr` flag, with upstream's exact start-up errors (upstream: app/core.go `startRouteController`).
+ * CIDRs are read as upstream reads them (`net/cidr.ts`).
  */
 import { type Cidr, parseCIDR } from "../../net/cidr.ts";
 import { goQuote } from "../../platform/go-format.ts";

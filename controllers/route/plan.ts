@@ -1,6 +1,7 @@
 /**
- * The route controller's planner (spec d.4): which cloud routes to delete and create for the cluster's nodes, and
- * what each node's `NetworkUnavailable` condition should say afterwards. Plain values in, plain values out.
+ * The route controller's planner (upstream: route_controller.go `reconcile`): which cloud routes to delete and create
+ * for the cluster's nodes, and what each node's `NetworkUnavailable` condition should say afterwards. Plain values in,
+ * plain values out.
  */
 import type { Node, NodeAddress, NodeCondition, ObjectReference } from "../../kube/objects.ts";
 import { Conditions } from "../../kube/well-known.ts";

@@ -1,7 +1,8 @@
 /**
- * The service (load balancer) controller's runner (spec d.3): informer events become queue keys, workers call
- * the sync sequences of `sync.ts`, and their results become forget / fixed delay / back-off. All decisions live in
- * `plan.ts`, `predicates.ts` and `sync.ts`; this file only wires them to the API, the queues and the metrics.
+ * The service (load balancer) controller's runner (upstream: controllers/service/controller.go): informer events become
+ * queue keys, workers call the sync sequences of `sync.ts`, and their results become forget / fixed delay / back-off.
+ * All decisions live in `plan.ts`, `predicates.ts` and `sync.ts`; this file only wires them to the API, the queues and
+ * the metrics.
  */
 import { Resources } from "../../kube/client-types.ts";
 import { type Informer, waitForCacheSync } from "../../kube/informer.ts";

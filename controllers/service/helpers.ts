@@ -1,5 +1,5 @@
 /**
- * Service helpers providers use when building load balancers (upstream `service/helpers`, spec e.4). Error
+ * Service helpers providers use when building load balancers (upstream `service/helpers`). Error
  * messages are upstream's, word for word.
  */
 import type { LoadBalancerIngress, LoadBalancerStatus, Service } from "../../kube/objects.ts";

@@ -1,5 +1,5 @@
 /**
- * The service controller's decisions as data (spec d.3): which path a sync takes, the events it records (exact
+ * The service controller's decisions as data: which path a sync takes, the events it records (exact
  * reasons and messages), how its errors are worded and wrapped, how a worker treats the result, and what a node
  * change means for one Service's load balancer. No I/O; `sync.ts` sequences the cloud calls around these.
  */
