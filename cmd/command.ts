@@ -9,7 +9,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
-import { createMetricsRegistry } from "../controllers/runtime/metrics.ts";
+import { createMetricsRegistry } from "../platform/metrics.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { compositeProviderName } from "../providers/composite/parts.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";

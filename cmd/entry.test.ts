@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { waitFor } from "../controllers/runtime/testing/fake-clock.ts";
+import { waitFor } from "../kube/testdata/fake-clock.ts";
 import { watchNpmParent } from "./entry.ts";
 
 describe("a command started by npm", () => {

@@ -1,5 +1,6 @@
 /**
- * The upstream flag set (spec c.2): names, defaults, meanings and `--help` sections, in one table.
+ * The upstream flag set (upstream: app/options/options.go `Flags`): names, defaults, meanings and `--help` sections, in
+ * one table.
  *
  * Every flag upstream accepts is accepted here, so an operator's existing unit file or manifest keeps working.
  * Flags that have no effect in this implementation say so in their help text (`effect: "none"`), and the

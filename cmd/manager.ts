@@ -1,32 +1,33 @@
 /**
- * The manager (spec c.5): Kubernetes client, metrics, health, serving, leader election, and the controllers,
- * started in order and stopped cleanly. Every write of a term (its controllers', events', the provider's, on the
- * Kubernetes API and on the cloud) goes through the term's write fence (runtime/term-fence.ts).
+ * The manager (upstream: app/controllermanager.go `Run`): Kubernetes client, metrics, health, serving, leader election,
+ * and the controllers, started in order and stopped cleanly. Every write of a term (its controllers', events', the
+ * provider's, on the Kubernetes API and on the cloud) goes through the term's write fence (platform/term-fence.ts).
  *
  * `SIGTERM`/`SIGINT` (the signal) stop the term in this order: no new write may begin and the controllers stop
  * taking work; the writes in flight run to their answers (bounded); only then is the lease released, so the
  * standby's first write never overlaps ours; then the server closes and the manager resolves 0. An error that means
- * the controllers cannot run (`FatalError`, see term.ts) stops everything the same way (the lease is released, not
- * kept while nothing runs) and resolves 1, the last log line naming the cause. Losing the lease (another holder, or
- * the renew deadline passed, e.g. after a pause) ends the term at once, aborting its writes, and resolves 1.
+ * the controllers cannot run (`FatalError`, see leadership-term.ts) stops everything the same way (the lease is
+ * released, not kept while nothing runs) and resolves 1, the last log line naming the cause. Losing the lease
+ * (another holder, or the renew deadline passed, e.g. after a pause) ends the term at once, aborting its writes, and
+ * resolves 1.
  */
 import type { ConsolaInstance } from "consola";
-import { type Clock, systemClock } from "../controllers/runtime/clock.ts";
-import { type HealthCheck, namedCheck } from "../controllers/runtime/healthz.ts";
-import { leaderIdentity, runLeaderElection } from "../controllers/runtime/leader-election.ts";
-import { leaderElectionMetrics } from "../controllers/runtime/leader-election-metrics.ts";
-import { type Serving, startServing } from "../controllers/runtime/serving.ts";
-import { createTermFence, type TermFence } from "../controllers/runtime/term-fence.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
+import { type Clock, systemClock } from "../kube/clock.ts";
 import { kubeClientMetrics } from "../kube/metrics.ts";
 import { createPacing } from "../kube/pacing.ts";
 import { loadTransport } from "../kube/transport.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
+import { type HealthCheck, namedCheck } from "../platform/healthz.ts";
+import { leaderIdentity, runLeaderElection } from "../platform/leader-election.ts";
+import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
+import { type Serving, startServing } from "../platform/serving.ts";
+import { createTermFence, type TermFence } from "../platform/term-fence.ts";
 import type { RunManager } from "./command.ts";
-import { FatalError, runTerm, type Starters, type TermHealth } from "./term.ts";
+import { FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
 
-export type { Starters } from "./term.ts";
+export type { Starters } from "./leadership-term.ts";
 
 /** How long stopping may take (controllers, then the writes in flight) before the manager gives up waiting. */
 const STOP_GRACE_MS = 10_000;

@@ -1,6 +1,7 @@
 /**
  * The command's options: one valibot schema over the raw flag strings (defaults from the flag table), then the
- * cross-field rules of upstream validation (spec c.3). Every problem is reported at once, each naming its flag.
+ * cross-field rules of upstream validation (upstream: app/options/options.go `Validate`). Every problem is reported at
+ * once, each naming its flag.
  *
  * Beyond upstream, values that would leave the manager silently broken are rejected too (zero service workers,
  * negative periods, periods the runtime's timers cannot hold, unprintable or overlong cluster names); upstream
@@ -10,7 +11,7 @@
 import * as v from "valibot";
 import { canonicalizeControllerList, validateControllerList } from "../controllers/names.ts";
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
-import { MAX_TIMER_MS } from "../kube/sleep.ts";
+import { MAX_TIMER_MS } from "../kube/clock.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
 import { FLAGS, FLAGS_BY_NAME } from "./flags.ts";
 import { parseVModule } from "./logger.ts";
@@ -137,7 +138,10 @@ const excerpt = (value: unknown): string => {
   return JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s).slice(1, -1);
 };
 
-/** Upstream's route controller start rules (spec c.4), checked before anything starts; the message is upstream's. */
+/**
+ * Upstream's route controller start rules (upstream: app/core.go `startRouteController`), checked before anything
+ * starts; the message is upstream's.
+ */
 const clusterCIDRProblem = (value: string): string | undefined => {
   try {
     parseClusterCIDRs(value);

@@ -2,7 +2,7 @@
  * `cloud-controller-manager plan [same flags as a run] [-o json]`: every write the manager would make on its first
  * pass, and none of them. It lists the Nodes and Services once, asks the cloud what the controllers would ask (reads
  * only: a load balancer is previewed with `planLoadBalancer`, never ensured), runs each enabled controller's planner
- * (`controllers/plan/`), and prints the writes grouped by object with the controller's reason. No lease, no informer,
+ * (`controllers/dry-run/`), and prints the writes grouped by object with the controller's reason. No lease, no informer,
  * no Event: it needs only read permissions (deploy/kubernetes/plan-rbac.yaml).
  *
  * Exit 0: nothing would change; 2: something would (or may: a provider that cannot preview its load balancers);
@@ -16,9 +16,8 @@
 import { defineCommand } from "citty";
 import { type ConsolaInstance, createConsola } from "consola";
 import { Registry } from "prom-client";
+import { gatherPlan, planExitCode, renderPlanJson, renderPlanText } from "../controllers/dry-run/index.ts";
 import { enabledControllers } from "../controllers/names.ts";
-import { gatherPlan, planExitCode, renderPlanJson, renderPlanText } from "../controllers/plan/index.ts";
-import { createProviderRuntime } from "../controllers/runtime/provider-informers.ts";
 import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
 import { createInformerFactory } from "../kube/informer-factory.ts";
@@ -26,6 +25,7 @@ import type { Node, Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { TermOverError, type WriteFence } from "../kube/write-fence.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
+import { createProviderRuntime } from "../providers/runtime.ts";
 import type { Subcommand, SubcommandEnv } from "./command.ts";
 import type { Options } from "./options.ts";
 import { readSubcommandFlags } from "./subcommand-options.ts";

@@ -1,5 +1,5 @@
 /**
- * The controllers this manager runs, their aliases, and the `--controllers` resolution (spec a.11, c.3, c.4).
+ * The controllers this manager runs, their aliases, and the `--controllers` resolution.
  * One table: the command validates against it, the manager starts from it, logs and metrics name from it.
  */
 

@@ -13,11 +13,11 @@ import type {
   WriteOptions,
 } from "./client-types.ts";
 import { isGone } from "./client-types.ts";
+import type { Now, Sleep } from "./clock.ts";
 import { createRequester, type HttpRequest, type Query } from "./http.ts";
 import type { KubeClientMetrics } from "./metrics.ts";
 import type { KubeObject } from "./objects.ts";
 import { type PacerScope, type Pacing, tokenBucketPacer } from "./pacing.ts";
-import type { Now, Sleep } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
 import { watchStream } from "./watch.ts";
 import type { WriteFence } from "./write-fence.ts";

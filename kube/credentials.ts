@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import type { Now } from "./sleep.ts";
+import type { Now } from "./clock.ts";
 
 /**
  * A file read at most once per `refreshMs`. A failed re-read keeps the last good content (a rotation in

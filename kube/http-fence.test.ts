@@ -8,7 +8,7 @@ import type { WriteFence } from "./write-fence.ts";
 /**
  * A Kubernetes write tells the fence whether it was answered: one that ended with no answer after it may have
  * reached the API server (its own timeout, a connection lost after sending) may yet land, so a closing term must
- * not hand over the Lease as if it had not (controllers/runtime/term-fence.ts); a refused connection reached nothing.
+ * not hand over the Lease as if it had not (platform/term-fence.ts); a refused connection reached nothing.
  */
 
 /** A raw TCP server: `answer` closes after a 200, `reset` closes without answering, `silent` never answers. */

@@ -5,10 +5,10 @@
  */
 
 import { KubeApiError } from "./client-types.ts";
+import type { Now } from "./clock.ts";
 import { hostLabel, type KubeClientMetrics } from "./metrics.ts";
 import type { Status } from "./objects.ts";
 import type { Admission, Pacer } from "./pacing.ts";
-import type { Now } from "./sleep.ts";
 import type { Transport } from "./transport.ts";
 import { type FencedWrite, isRefused, isWriteMethod, type WriteFence } from "./write-fence.ts";
 
@@ -28,9 +28,6 @@ export const ClientReason = {
 
 export const isWatchIdleTimeout = (err: unknown): boolean =>
   err instanceof KubeApiError && err.reason === ClientReason.WatchIdleTimeout;
-
-/** No answer from the server (status 0): worth retrying with back-off. */
-export const isTransportFailure = (err: unknown): boolean => err instanceof KubeApiError && err.status === 0;
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createKubeClient } from "./client.ts";
 import { Resources } from "./client-types.ts";
+import type { Sleep } from "./clock.ts";
 import { createInformer, type Informer, type InformerOptions, waitForCacheSync } from "./informer.ts";
 import { createInformerFactory } from "./informer-factory.ts";
 import type { Node } from "./objects.ts";
-import type { Sleep } from "./sleep.ts";
 import { FakeApiServer } from "./testdata/fake-apiserver.ts";
 import { memoryLogger, waitFor } from "./testdata/helpers.ts";
 import { kubeletNode } from "./testdata/kubelet-node.ts";

@@ -10,9 +10,9 @@
  */
 import type { ConsolaInstance } from "consola";
 import type { KubeClient, ResourceRef } from "./client-types.ts";
+import { abortableSleep, type Sleep } from "./clock.ts";
 import type { KubeObject } from "./objects.ts";
 import { runReflector } from "./reflector.ts";
-import { abortableSleep, type Sleep } from "./sleep.ts";
 import { type Delta, type IndexFunc, ObjectStore, objectKey } from "./store.ts";
 import { keepOnly, keptFields } from "./trim.ts";
 
@@ -81,11 +81,6 @@ export function stripManagedFields<T extends KubeObject>(obj: T): T {
   const { managedFields: _, ...metadata } = obj.metadata;
   return { ...obj, metadata };
 }
-
-/** The namespace index: `byIndex(NAMESPACE_INDEX, "kube-system")`. */
-export const NAMESPACE_INDEX = "namespace";
-export const namespaceIndexFunc: IndexFunc<KubeObject> = (obj) =>
-  obj.metadata?.namespace ? [obj.metadata.namespace] : [];
 
 export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): Informer<T> {
   const store = new ObjectStore<T>();

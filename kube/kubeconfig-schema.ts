@@ -1,10 +1,10 @@
 /**
  * The kubeconfig file format (`apiVersion: v1`, `kind: Config`) as one valibot schema, and the model we read it into.
  *
- * Why our own and not `@kubernetes/client-node`'s `KubeConfig`: importing it loads the whole generated API
- * (its `config.js` imports `gen/index.js`), 7.6 MiB of resident memory in the compiled executable for a
- * parser, against issue 11's idle-memory target. `kubeconfig.test.ts` checks this parser against client-node's
- * on the same files, so the two read every field we use alike.
+ * Why our own and not `@kubernetes/client-node`'s `KubeConfig`: importing it loads the whole generated API (its
+ * `config.js` imports `gen/index.js`), 7.6 MiB of resident memory in the compiled executable for a parser, against the
+ * idle-memory target (docs/performance.md). `kubeconfig.test.ts` checks this parser against client-node's on the same
+ * files, so the two read every field we use alike.
  *
  * As in client-go, a field of the wrong type anywhere is an error, but a missing server or command is only
  * reported for the entries the current context uses (by `transport.ts`). Unknown fields (`extensions`,

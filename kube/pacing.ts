@@ -19,9 +19,9 @@
  * force). A 429's `Retry-After` pauses the clients in every mode, as client-go waits it out before a retry.
  */
 import { Gauge, type Registry } from "prom-client";
+import { abortableSleep, type Now, type Sleep } from "./clock.ts";
 import { parseRetryAfter } from "./http.ts";
 import { createTokenBucket } from "./rate-limiter.ts";
-import { abortableSleep, type Now, type Sleep } from "./sleep.ts";
 
 export type PacingMode = "explicit" | "client-side" | "apf";
 

@@ -3,7 +3,7 @@
  * per second. Every request takes one token; without one it waits its turn (callers are served in order, each
  * reservation pushing the next one later). A request never fails for lack of a token, only for its signal.
  */
-import { abortableSleep, type Now, type Sleep } from "./sleep.ts";
+import { abortableSleep, type Now, type Sleep } from "./clock.ts";
 
 export interface RateLimiter {
   /** Resolves when the request may go; rejects with the signal's reason if it aborts first. */

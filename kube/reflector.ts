@@ -10,9 +10,9 @@
 import type { ConsolaInstance } from "consola";
 import type { KubeClient, ResourceRef, WatchEventType } from "./client-types.ts";
 import { isGone } from "./client-types.ts";
+import type { Sleep } from "./clock.ts";
 import { isWatchIdleTimeout } from "./http.ts";
 import type { KubeObject } from "./objects.ts";
-import type { Sleep } from "./sleep.ts";
 
 export interface ReflectorSink<T> {
   /** A complete list: make the cache equal to it. */

@@ -9,9 +9,9 @@
  * minute, like client-go), exec plugins when their credential expires or after a 401 (`unauthorized()`).
  */
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
+import type { Now } from "./clock.ts";
 import { type ExecConfig, ExecCredentialSource, RefreshingFile } from "./credentials.ts";
 import { type KubeCluster, type KubeUser, type LoadKubeConfigOptions, loadKubeConfig } from "./kubeconfig.ts";
-import type { Now } from "./sleep.ts";
 
 /** The subset of Bun's `fetch` `tls` option the kubeconfig can set; PEM text. */
 export interface TlsSettings {

@@ -32,7 +32,7 @@ export type FieldPath<T, D extends number = 5> = [D] extends [never]
 
 /** The fields every kind keeps: identity, optimistic concurrency, and what the controllers' predicates read. */
 const IDENTITY = [
-  // every controller's queue key and log lines; events' involvedObject (controllers/runtime/events.ts)
+  // every controller's queue key and log lines; events' involvedObject (platform/events.ts)
   "metadata.name",
   "metadata.uid",
   // the informer's replay check (kube/informer.ts), events' involvedObject, write preconditions

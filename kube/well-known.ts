@@ -1,4 +1,4 @@
-/** Label, annotation, taint, finalizer and condition strings the controllers read and write (spec e.3). */
+/** Label, annotation, taint, finalizer and condition strings the controllers read and write. */
 
 export const Taints = {
   /** Put on new nodes by kubelet with `--cloud-provider=external`; matched by key only. */

@@ -7,16 +7,13 @@ import { join, resolve } from "node:path";
 import type { Registry } from "prom-client";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
 import { uninitializedNodesMetric } from "../controllers/node/uninitialized-metric.ts";
-import { leaderElectionMetrics } from "../controllers/runtime/leader-election-metrics.ts";
-import {
-  controllerMetrics,
-  createMetricsRegistry,
-  eventRecorderMetrics,
-  workqueueMetrics,
-} from "../controllers/runtime/metrics.ts";
+import { controllerMetrics, workqueueMetrics } from "../controllers/runtime/metrics.ts";
 import { pendingLoadBalancersMetric } from "../controllers/service/pending-metric.ts";
 import { kubeClientMetrics } from "../kube/metrics.ts";
 import { pacingMetric } from "../kube/pacing.ts";
+import { eventRecorderMetrics } from "../platform/events-metrics.ts";
+import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
+import { createMetricsRegistry } from "../platform/metrics.ts";
 import { providerApiMetrics, providerMetricPrefix } from "../providers/kit/metrics.ts";
 import { ANNOTATION_PAGES } from "./annotation-pages.ts";
 import { discoverProviders } from "./build.ts";
@@ -94,8 +91,8 @@ export async function metricsReference(): Promise<string> {
   const out = [
     "# Metrics",
     "",
-    "Generated from `controllers/runtime/metrics.ts`, `controllers/runtime/leader-election-metrics.ts`,",
-    "`controllers/node/uninitialized-metric.ts`, `controllers/service/pending-metric.ts`, `kube/metrics.ts`, `kube/pacing.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
+    "Generated from `controllers/runtime/metrics.ts`, `controllers/node/uninitialized-metric.ts`,",
+    "`controllers/service/pending-metric.ts`, `platform/events-metrics.ts`, `platform/leader-election-metrics.ts`, `kube/metrics.ts`, `kube/pacing.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
     "",
     "Served at `/metrics` on `--secure-port` (Prometheus text format) to callers the API server authenticates and",
     "authorises (`get` on the non-resource path `/metrics`). Names, types, labels and buckets are upstream's",

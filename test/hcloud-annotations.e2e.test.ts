@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { Resources } from "../kube/client-types.ts";
 import type { Event, Service } from "../kube/objects.ts";
 import { SERVICE_UID_LABEL } from "../providers/hcloud/api/load-balancers.ts";
-import { type AnnotationRow, annotationRows, type RowWorld } from "../providers/hcloud/lb/annotation-rows.ts";
+import { type AnnotationRow, annotationRows, type RowWorld } from "../providers/hcloud/lb/testdata/annotation-rows.ts";
 import { selfSignedTls } from "../sandbox/apiserver/tls.ts";
 import { createCertificate } from "../sandbox/hcloud/state/certificates.ts";
 import { addSubnet } from "../sandbox/hcloud/state/networks.ts";

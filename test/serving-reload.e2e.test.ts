@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateSelfSignedCert } from "../controllers/runtime/self-signed.ts";
+import { generateSelfSignedCert } from "../platform/self-signed.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { executable } from "./support/executables.ts";
 import { freePort, managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";

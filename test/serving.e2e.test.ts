@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { HeapStatsBody } from "../controllers/runtime/heap-debug.ts";
+import type { HeapStatsBody } from "../platform/heap-debug.ts";
 import type { Authorizer } from "../sandbox/apiserver/auth.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { type SimulatedCloud, startSimulatedCloud } from "../sandbox/cloud/server.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { FakeClock, settle } from "../../kube/testdata/fake-clock.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
-import { FakeClock, settle } from "../runtime/testing/fake-clock.ts";
 import { CloudGateAbortedError, effectiveNodeSyncWorkers, gateProvider } from "./cloud-gate.ts";
 import { ctx, node } from "./node-fixtures.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Sizing the cloud-node controller by the provider's declared rate limit (beyond upstream, issue 5 "fast joins").
+ * Sizing the cloud-node controller by the provider's declared rate limit (beyond upstream, for fast joins).
  *
  * Upstream defaults `--concurrent-node-syncs` to 1, so a burst of joins is initialised one cloud round trip at a
  * time. Here the flag defaults to 0, "automatic": with a provider that declares `rateLimit` the controller runs
@@ -8,8 +8,9 @@
  * listings) first takes a token from one bucket of the declared `qps`/`burst`, so parallel joins never exceed what
  * the provider said it tolerates. Providers without `rateLimit` get no gate.
  */
+
+import type { Clock } from "../../kube/clock.ts";
 import type { CloudProvider, RateLimit } from "../../providers/cloud.ts";
-import type { Clock } from "../runtime/clock.ts";
 import { bucketRateLimiter } from "../runtime/rate-limiters.ts";
 
 /** Our `--concurrent-node-syncs` default: automatic (upstream's is 1). */

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
+import { FakeClock, waitFor } from "../../kube/testdata/fake-clock.ts";
 import { kubeletNode } from "../../kube/testdata/kubelet-node.ts";
 import { Labels, Taints } from "../../kube/well-known.ts";
 import type { InstanceMetadata } from "../../providers/cloud.ts";
@@ -12,7 +13,6 @@ import { InstanceNotFoundError } from "../../providers/errors.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import type { ControllerOptions } from "../context.ts";
 import { type ControllerHarness, controllerHarness } from "../runtime/testing/controller-context.ts";
-import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { startCloudNodeController } from "./controller.ts";
 import { addr, addresses, labels, node, providedNodeIP, providerID, uninitialized } from "./node-fixtures.ts";
 import { addressRetryDelay } from "./node-sync.ts";

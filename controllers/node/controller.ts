@@ -1,7 +1,8 @@
 /**
- * The cloud-node controller's runner (spec d.1 Run): node events → the `Nodes` queue → `syncNode` workers, plus
- * the periodic address refresh. The manager starts the shared informers after every start function has run, so
- * the cache-sync wait happens inside the returned `done` loop, never in `startCloudNodeController` itself.
+ * The cloud-node controller's runner (upstream: controllers/node/node_controller.go `Run`): node events → the `Nodes`
+ * queue → `syncNode` workers, plus the periodic address refresh. The manager starts the shared informers after every
+ * start function has run, so the cache-sync wait happens inside the returned `done` loop, never in
+ * `startCloudNodeController` itself.
  */
 import { Resources } from "../../kube/client-types.ts";
 import { waitForCacheSync } from "../../kube/informer.ts";
@@ -16,7 +17,7 @@ import { cloudNodeUnsupported } from "./metadata.ts";
 import { createNodeSyncer, type NodeSyncer } from "./node-sync.ts";
 import { uninitializedNodesMetric } from "./uninitialized-metric.ts";
 
-/** Event source component (spec e.2). */
+/** Event source component, upstream's. */
 export const CLOUD_NODE_COMPONENT = "cloud-node-controller";
 /** `running_managed_controllers{name}` (upstream's legacy name). */
 export const CLOUD_NODE_METRIC_NAME = "cloud-node";

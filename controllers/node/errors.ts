@@ -1,9 +1,10 @@
 /**
- * Errors of the cloud-node controller. Messages are upstream's exactly (spec d.1); the classes and `cause`
- * chains let the runner and `classifyStuck` tell the cases apart without matching text.
+ * Errors of the cloud-node controller. Messages are upstream's exactly (controllers/node/node_controller.go); the
+ * classes and `cause` chains let the runner and `classifyStuck` tell the cases apart without matching text.
  */
+
+import { goQuote } from "../../platform/go-format.ts";
 import type { InstanceMetadata } from "../../providers/cloud.ts";
-import { goQuote } from "../runtime/go-format.ts";
 
 /** `%v` of an error in upstream's messages. */
 export function errorText(err: unknown): string {

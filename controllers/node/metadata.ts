@@ -1,7 +1,8 @@
 /**
- * Gathering instance metadata from the cloud (spec d.1): the only module of the cloud-node controller that calls
- * the provider. Initialisation uses `getInstanceMetadata` (InstancesV2, else legacy Instances plus Zones); the
- * periodic refresh uses `getInstanceNodeAddresses` / `getRefreshMetadata` (addresses only).
+ * Gathering instance metadata from the cloud (upstream: node_controller.go `getInstanceMetadata`): the only module of
+ * the cloud-node controller that calls the provider. Initialisation uses `getInstanceMetadata` (InstancesV2, else
+ * legacy Instances plus Zones); the periodic refresh uses `getInstanceNodeAddresses` / `getRefreshMetadata` (addresses
+ * only).
  *
  * Error checks follow upstream exactly: `NotImplementedError` from the provider-ID lookup is recognised through
  * wrapping (`findInCauseChain`); everything else is passed on for the runner to log and retry.

@@ -1,5 +1,5 @@
 /**
- * Node addresses and kubelet's provided node IP (spec d.0, d.1).
+ * Node addresses and kubelet's provided node IP.
  *
  * IPs are compared the way upstream compares them (`net/ip.ts` `parseIP`): IPv4-mapped IPv6 equals IPv4, so
  * `1.2.3.4` equals `::ffff:1.2.3.4`, and leading zeros in IPv4 fields are tolerated (`010.0.0.1` is `10.0.0.1`).
@@ -7,7 +7,7 @@
  */
 import type { NodeAddress } from "../../kube/objects.ts";
 import { formatIP, type IPAddress, ipEqual, isUnspecified, parseIP } from "../../net/ip.ts";
-import { goQuote } from "../runtime/go-format.ts";
+import { goQuote } from "../../platform/go-format.ts";
 
 /** The provided-node-ip annotation is malformed. `detail` is the reason without the prefix. */
 export class NodeIPParseError extends Error {

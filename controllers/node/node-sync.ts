@@ -1,7 +1,7 @@
 /**
- * The cloud-node controller's I/O half (spec d.1): `syncNode` for the work queue and `updateNodeStatus` for the
- * periodic refresh. Decisions come from plan.ts, cloud answers from metadata.ts; this file reads the lister,
- * writes the API, records events and metrics.
+ * The cloud-node controller's I/O half (upstream: controllers/node/node_controller.go): `syncNode` for the work queue
+ * and `updateNodeStatus` for the periodic refresh. Decisions come from plan.ts, cloud answers from metadata.ts; this
+ * file reads the lister, writes the API, records events and metrics.
  *
  * API writes per initialised node: one merge patch (provider ID, labels, taint removal) and one status patch
  * (addresses). Nothing is written when nothing changes. Upstream PUTs the cached node; our cache keeps only the
@@ -15,11 +15,11 @@
  */
 import type { ConsolaInstance } from "consola";
 import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
+import type { Clock } from "../../kube/clock.ts";
 import { mergePatchOf } from "../../kube/merge-patch.ts";
 import type { Node, NodeAddress } from "../../kube/objects.ts";
+import { type EventRecorder, objectReference } from "../../platform/events.ts";
 import type { CallContext, CloudProvider, InstanceMetadata } from "../../providers/cloud.ts";
-import type { Clock } from "../runtime/clock.ts";
-import { type EventRecorder, objectReference } from "../runtime/events.ts";
 import type { ControllerMetrics } from "../runtime/metrics.ts";
 import { retryOnConflict } from "../runtime/retry.ts";
 import { AddressUpdateError, errorText, LabelUpdateError } from "./errors.ts";

@@ -1,5 +1,5 @@
 /**
- * The cloud-node controller's planners (spec d.1): pure, no I/O, no clock. Each returns "nothing to do" for a
+ * The cloud-node controller's planners: pure, no I/O, no clock. Each returns "nothing to do" for a
  * node that needs no change, so a resync of an unchanged cluster makes no writes.
  *
  * Initialisation (syncNode steps 2–5):
@@ -127,7 +127,7 @@ export function applyModifiers(node: Node, modifiers: readonly NodeModifier[]): 
   return { node: copy, changed: JSON.stringify(copy) !== before };
 }
 
-/** Event after a successful initialisation (spec e.2). */
+/** Event after a successful initialisation, upstream's. */
 export const SYNCED_EVENT = { type: "Normal", reason: "Synced", message: "Node synced successfully" } as const;
 
 // Initialised nodes: the address update (`updateNodeAddress`, right after initialisation and in the periodic

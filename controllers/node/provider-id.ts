@@ -1,4 +1,4 @@
-/** Upstream `GetInstanceProviderID` (spec a.9), shared by the cloud-node and lifecycle controllers. */
+/** Upstream `GetInstanceProviderID` (cloud.go), shared by the cloud-node and lifecycle controllers. */
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
 import { InstanceNotFoundError, isError, NotImplementedError, wrapError } from "../../providers/errors.ts";
 

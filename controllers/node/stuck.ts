@@ -6,8 +6,8 @@
  */
 import type { Node } from "../../kube/objects.ts";
 import { Annotations } from "../../kube/well-known.ts";
+import { goQuote } from "../../platform/go-format.ts";
 import { findInCauseChain, InstanceNotFoundError } from "../../providers/errors.ts";
-import { goQuote } from "../runtime/go-format.ts";
 import { errorText, MissingProviderIDError } from "./errors.ts";
 import { NodeIPNotInCloudError, NodeIPParseError } from "./node-ip.ts";
 

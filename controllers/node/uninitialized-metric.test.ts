@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Node } from "../../kube/objects.ts";
 import { Taints } from "../../kube/well-known.ts";
-import { createMetricsRegistry } from "../runtime/metrics.ts";
+import { createMetricsRegistry } from "../../platform/metrics.ts";
 import { uninitializedNodesMetric } from "./uninitialized-metric.ts";
 
 const node = (name: string, ...taints: string[]): Node => ({

@@ -7,7 +7,7 @@
 import { Gauge, type Registry } from "prom-client";
 import type { Node } from "../../kube/objects.ts";
 import { Taints } from "../../kube/well-known.ts";
-import { perRegistry } from "../runtime/metrics.ts";
+import { perRegistry } from "../../platform/metrics.ts";
 
 export interface UninitializedNodesMetric {
   /** Report from `lister` until the returned function is called. */

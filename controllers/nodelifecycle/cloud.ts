@@ -1,7 +1,8 @@
 /**
- * The lifecycle controller's questions to the cloud (spec d.2): does the node's instance exist, is it shut down.
- * InstancesV2 answers directly; the legacy path goes through the provider ID. Sentinel errors are compared by
- * identity (`isError`), as upstream does: a wrapped `InstanceNotFoundError` is an error, not "gone".
+ * The lifecycle controller's questions to the cloud (upstream: node_lifecycle_controller.go
+ * `ensureNodeExistsByProviderID`, `shutdownInCloudProvider`): does the node's instance exist, is it shut down.
+ * InstancesV2 answers directly; the legacy path goes through the provider ID. Sentinel errors are compared by identity
+ * (`isError`), as upstream does: a wrapped `InstanceNotFoundError` is an error, not "gone".
  */
 import type { Node } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
@@ -31,7 +32,7 @@ export async function getProviderID(cloud: CloudProvider, ctx: CallContext, node
 
 /**
  * The provider ID for the legacy path, or `undefined` when no instance has the node's name: upstream reads that
- * as "does not exist" and "not shut down" alike (spec f.6: no instance by this name deletes the node).
+ * as "does not exist" and "not shut down" alike (no instance by this name deletes the node).
  */
 async function legacyProviderID(cloud: CloudProvider, ctx: CallContext, node: Node): Promise<string | undefined> {
   try {

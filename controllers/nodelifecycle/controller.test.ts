@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
+import { FakeClock, waitFor } from "../../kube/testdata/fake-clock.ts";
 import { Taints } from "../../kube/well-known.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { node, providerID, ready, taint } from "../node/node-fixtures.ts";
@@ -13,7 +14,6 @@ import {
   controllerHarness,
   defaultControllerOptions,
 } from "../runtime/testing/controller-context.ts";
-import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { startCloudNodeLifecycleController } from "./controller.ts";
 
 type Harness = ControllerHarness<FakeClock>;

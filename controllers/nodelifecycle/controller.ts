@@ -1,20 +1,20 @@
 /**
- * The cloud-node-lifecycle controller's runner (spec d.2): `MonitorNodes` at once, then every
- * `--node-monitor-period` after each pass ends. Each pass reads the node cache, decides Ready nodes without the
- * cloud, probes the NotReady ones (one bulk call when the provider offers it), and applies the decisions one node
- * at a time: delete gone nodes, add or remove the shutdown taint.
+ * The cloud-node-lifecycle controller's runner (upstream: node_lifecycle_controller.go): `MonitorNodes` at once, then
+ * every `--node-monitor-period` after each pass ends. Each pass reads the node cache, decides Ready nodes without the
+ * cloud, probes the NotReady ones (one bulk call when the provider offers it), and applies the decisions one node at a
+ * time: delete gone nodes, add or remove the shutdown taint.
  *
  * Unlike upstream we wait for the node cache before the first pass; an unsynced cache would only make that pass
  * a no-op.
  */
 import type { ConsolaInstance } from "consola";
 import { isNotFound, type KubeClient, Resources } from "../../kube/client-types.ts";
+import type { Sleep } from "../../kube/clock.ts";
 import { waitForCacheSync } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
+import type { EventRecorder } from "../../platform/events.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
 import type { StartController, StartResult } from "../context.ts";
-import type { Sleep } from "../runtime/clock.ts";
-import type { EventRecorder } from "../runtime/events.ts";
 import { MANAGER_NAME } from "../runtime/metrics.ts";
 import { retryOnConflict } from "../runtime/retry.ts";
 import { type CloudProbe, lifecycleUnsupported, probeNodes } from "./cloud.ts";
@@ -27,7 +27,7 @@ import {
   planReadiness,
 } from "./plan.ts";
 
-/** Event source component (spec e.2). */
+/** Event source component, upstream's. */
 export const CLOUD_NODE_LIFECYCLE_COMPONENT = "cloud-node-lifecycle-controller";
 /** `running_managed_controllers{name}` (upstream's legacy name). */
 export const CLOUD_NODE_LIFECYCLE_METRIC_NAME = "cloud-node-lifecycle";
@@ -147,13 +147,13 @@ async function deleteNode(deps: MonitorDeps, node: Node, event: NodeEvent): Prom
 }
 
 /**
- * The taint helpers of spec d.0: GET the node (the first try may be served from the API server's cache,
- * resourceVersion "0"; later tries read fresh), apply `modify` to a copy, write nothing when the taints are
- * unchanged, else send a JSON merge patch with the FULL taints list (merge patches replace lists, so removal works
- * and no strategic-merge directive is needed) and `metadata.resourceVersion`, so a node changed in between is
- * refused with 409 (the real API and its emulator both do) and retried, 5 × 100ms. Callers have already
- * skipped removal when their cached copy carries no matching taint. Returns whether it wrote; a node that is gone
- * counts as nothing to do.
+ * Upstream's taint helpers (node/helpers/taints.go `AddOrUpdateTaintOnNode`, `RemoveTaintOffNode`): GET the node (the
+ * first try may be served from the API server's cache, resourceVersion "0"; later tries read fresh), apply `modify` to
+ * a copy, write nothing when the taints are unchanged, else send a JSON merge patch with the FULL taints list (merge
+ * patches replace lists, so removal works and no strategic-merge directive is needed) and `metadata.resourceVersion`,
+ * so a node changed in between is refused with 409 (the real API and its emulator both do) and retried, 5 × 100ms.
+ * Callers have already skipped removal when their cached copy carries no matching taint. Returns whether it wrote; a
+ * node that is gone counts as nothing to do.
  */
 async function patchTaints(deps: MonitorDeps, name: string, modify: NodeModifier): Promise<boolean> {
   const { client, signal } = deps;

@@ -1,5 +1,5 @@
 /**
- * The lifecycle controller's per-node decision in `MonitorNodes` (spec d.2): pure, no I/O, no clock.
+ * The lifecycle controller's per-node decision in `MonitorNodes`: pure, no I/O, no clock.
  *
  * For each node of the lister the runner calls `planReadiness`: Ready nodes are decided at once (drop the
  * shutdown taint if present, else nothing); NotReady ones need a `CloudProbe` (cloud.ts — `probeNodes` batches

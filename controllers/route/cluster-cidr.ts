@@ -1,9 +1,9 @@
 /**
- * The `--cluster-cidr` flag, with upstream's exact start-up errors (spec c.4). CIDRs are read as upstream reads
- * them (`net/cidr.ts`).
+ * The `--cluster-cidr` flag, with upstream's exact start-up errors (upstream: app/core.go `startRouteController`).
+ * CIDRs are read as upstream reads them (`net/cidr.ts`).
  */
 import { type Cidr, parseCIDR } from "../../net/cidr.ts";
-import { goQuote } from "../runtime/go-format.ts";
+import { goQuote } from "../../platform/go-format.ts";
 
 /** `--cluster-cidr` cannot be used; the message is upstream's start error, word for word. */
 export class ClusterCIDRError extends Error {

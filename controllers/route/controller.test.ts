@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
+import { FakeClock, waitFor } from "../../kube/testdata/fake-clock.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { type ControllerOptions, ControllerStartError } from "../context.ts";
 import { type ControllerHarness, controllerHarness } from "../runtime/testing/controller-context.ts";
-import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import {
   RouteDeclines,
   routeRelevantUpdate,

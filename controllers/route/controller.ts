@@ -1,7 +1,8 @@
 /**
- * The route controller's runner (spec c.4 start rules, d.4): after the node cache syncs, reconcile the cloud's
- * routes with the nodes' pod CIDRs periodically, or — with the `CloudControllerManagerWatchBasedRoutesReconciliation`
- * gate — whenever a node change calls for it. The reconcile pass itself lives in `sync.ts`.
+ * The route controller's runner (upstream: route_controller.go `Run`): after the node cache syncs, reconcile the
+ * cloud's routes with the nodes' pod CIDRs periodically, or — with the
+ * `CloudControllerManagerWatchBasedRoutesReconciliation` gate — whenever a node change calls for it. The reconcile pass
+ * itself lives in `sync.ts`.
  */
 import { Resources } from "../../kube/client-types.ts";
 import { type Informer, waitForCacheSync } from "../../kube/informer.ts";
@@ -20,7 +21,7 @@ import { type RouteSyncDeps, reconcileNodeRoutes } from "./sync.ts";
 
 export const WATCH_BASED_ROUTES_GATE = "CloudControllerManagerWatchBasedRoutesReconciliation";
 
-/** Why the controller does not start (spec c.4 rules 1 and 2, and our answer to the empty `--cluster-cidr`). */
+/** Why the controller does not start (upstream's two start rules, and our answer to the empty `--cluster-cidr`). */
 export const RouteDeclines = {
   notConfigured: "will not configure cloud provider routes: --configure-cloud-routes=false",
   noRoutes:
@@ -37,7 +38,7 @@ const MAX_QUEUE_DELAY_MS = 10_000;
 
 /**
  * Starts the route controller or declines. Declining is never fatal, including — unlike upstream, which exits —
- * for an empty `--cluster-cidr` (issue 6). Any other invalid `--cluster-cidr` throws `ControllerStartError` with
+ * for an empty `--cluster-cidr`. Any other invalid `--cluster-cidr` throws `ControllerStartError` with
  * upstream's message, which stops the manager.
  */
 export const startRouteController: StartController = (ctx): StartResult => {

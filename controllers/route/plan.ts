@@ -1,12 +1,13 @@
 /**
- * The route controller's planner (spec d.4): which cloud routes to delete and create for the cluster's nodes, and
- * what each node's `NetworkUnavailable` condition should say afterwards. Plain values in, plain values out.
+ * The route controller's planner (upstream: route_controller.go `reconcile`): which cloud routes to delete and create
+ * for the cluster's nodes, and what each node's `NetworkUnavailable` condition should say afterwards. Plain values in,
+ * plain values out.
  */
 import type { Node, NodeAddress, NodeCondition, ObjectReference } from "../../kube/objects.ts";
 import { Conditions } from "../../kube/well-known.ts";
 import { type Cidr, cidrContains, formatCIDR, lastAddress, tryParseCIDR } from "../../net/cidr.ts";
+import { formatGoDuration } from "../../platform/go-format.ts";
 import type { Route } from "../../providers/cloud.ts";
-import { formatGoDuration } from "../runtime/go-format.ts";
 
 /** Upstream's actions; `remove` exists upstream but is never assigned, so it is left out. */
 export type RouteAction = "keep" | "add" | "update";

@@ -1,5 +1,5 @@
 /**
- * One reconcile pass of the route controller (spec d.4 `reconcileNodeRoutes`): list the cloud's routes, plan,
+ * One reconcile pass of the route controller (upstream `reconcileNodeRoutes`): list the cloud's routes, plan,
  * delete and create with at most 200 cloud operations in flight, then bring each node's `NetworkUnavailable`
  * condition in line. Kubernetes writes and events go through the functions the runner passes in.
  */

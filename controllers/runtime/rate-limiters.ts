@@ -2,7 +2,7 @@
  * How long a work-queue item waits before its next try, as upstream's workqueue rate limiters decide it.
  * Durations are milliseconds.
  */
-import type { Now } from "./clock.ts";
+import type { Now } from "../../kube/clock.ts";
 
 export interface RateLimiter<T> {
   /** The delay before `item` may be processed again; counts as one more failure of `item`. */

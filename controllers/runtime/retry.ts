@@ -1,9 +1,9 @@
 /**
- * Retry-on-conflict (spec d.0): repeat an optimistic-concurrency write only while it fails with 409 Conflict.
- * Any other error, and the last conflict, go to the caller unchanged.
+ * Retry-on-conflict (upstream: client-go `retry.RetryOnConflict`): repeat an optimistic-concurrency write only while it
+ * fails with 409 Conflict. Any other error, and the last conflict, go to the caller unchanged.
  */
 import { isAlreadyExists, isConflict } from "../../kube/client-types.ts";
-import type { Sleep } from "./clock.ts";
+import type { Sleep } from "../../kube/clock.ts";
 
 export interface RetryOnConflictOptions {
   /** Total tries, the first included. Default 5 (upstream's node helpers). */

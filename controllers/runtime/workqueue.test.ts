@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createMetricsRegistry } from "./metrics.ts";
+import { FakeClock, settle, waitFor } from "../../kube/testdata/fake-clock.ts";
+import { createMetricsRegistry } from "../../platform/metrics.ts";
 import {
   bucketRateLimiter,
   defaultControllerRateLimiter,
@@ -8,7 +9,6 @@ import {
   serviceControllerRateLimiter,
 } from "./rate-limiters.ts";
 import { runWorkers, SyncResult } from "./run-workers.ts";
-import { FakeClock, settle, waitFor } from "./testing/fake-clock.ts";
 import { WorkQueue } from "./workqueue.ts";
 
 describe("rate limiters", () => {

@@ -10,7 +10,7 @@
  * Metrics (`workqueue_*{name}`) are reported when the queue has a name and a registry.
  */
 import type { Registry } from "prom-client";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../../kube/clock.ts";
 import { type InProgressReporter, type WorkqueueMetrics, workqueueMetrics } from "./metrics.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.ts";
 

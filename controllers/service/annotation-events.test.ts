@@ -7,11 +7,11 @@
 import { afterEach, expect, test } from "bun:test";
 import { Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
+import { FakeClock, waitFor } from "../../kube/testdata/fake-clock.ts";
 import type { CloudProvider } from "../../providers/cloud.ts";
 import { sandboxProvider } from "../../providers/sandbox/provider.ts";
 import { startTestCloud, type TestCloud } from "../../providers/sandbox/testing.ts";
 import { type ControllerHarness, controllerHarness } from "../runtime/testing/controller-context.ts";
-import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { SERVICE_RESYNC_MS, startServiceController } from "./controller.ts";
 import { annotations, node, service } from "./test-fixtures.ts";
 

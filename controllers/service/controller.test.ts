@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node, Service } from "../../kube/objects.ts";
+import { FakeClock, waitFor } from "../../kube/testdata/fake-clock.ts";
 import { defaultLoadBalancerName } from "../../providers/cloud.ts";
 import { RetryError } from "../../providers/errors.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import type { StartResult } from "../context.ts";
 import { type ControllerHarness, controllerHarness } from "../runtime/testing/controller-context.ts";
-import { FakeClock, waitFor } from "../runtime/testing/fake-clock.ts";
 import { NO_LOAD_BALANCERS, SERVICE_RESYNC_MS, startServiceController } from "./controller.ts";
 import { cleanup, excludeLabel, label, lbClass, node, service } from "./test-fixtures.ts";
 

@@ -1,14 +1,15 @@
 /**
- * The service (load balancer) controller's runner (spec d.3): informer events become queue keys, workers call
- * the sync sequences of `sync.ts`, and their results become forget / fixed delay / back-off. All decisions live in
- * `plan.ts`, `predicates.ts` and `sync.ts`; this file only wires them to the API, the queues and the metrics.
+ * The service (load balancer) controller's runner (upstream: controllers/service/controller.go): informer events become
+ * queue keys, workers call the sync sequences of `sync.ts`, and their results become forget / fixed delay / back-off.
+ * All decisions live in `plan.ts`, `predicates.ts` and `sync.ts`; this file only wires them to the API, the queues and
+ * the metrics.
  */
 import { Resources } from "../../kube/client-types.ts";
 import { type Informer, waitForCacheSync } from "../../kube/informer.ts";
 import type { Node, Service } from "../../kube/objects.ts";
+import { objectReference } from "../../platform/events.ts";
 import type { LoadBalancer } from "../../providers/cloud.ts";
 import type { ControllerContext, StartController, StartResult } from "../context.ts";
-import { objectReference } from "../runtime/events.ts";
 import { MANAGER_NAME } from "../runtime/metrics.ts";
 import { serviceControllerRateLimiter } from "../runtime/rate-limiters.ts";
 import { runWorkers, SyncResult } from "../runtime/run-workers.ts";

@@ -1,11 +1,11 @@
 /**
- * Service helpers providers use when building load balancers (upstream `service/helpers`, spec e.4). Error
+ * Service helpers providers use when building load balancers (upstream `service/helpers`). Error
  * messages are upstream's, word for word.
  */
 import type { LoadBalancerIngress, LoadBalancerStatus, Service } from "../../kube/objects.ts";
 import { Annotations, Finalizers } from "../../kube/well-known.ts";
 import { formatCIDR, parseCIDR } from "../../net/cidr.ts";
-import { goStringSlice } from "../runtime/go-format.ts";
+import { goStringSlice } from "../../platform/go-format.ts";
 
 /** `spec.loadBalancerSourceRanges` or the source-ranges annotation is not a list of CIDRs. */
 export class SourceRangesError extends Error {

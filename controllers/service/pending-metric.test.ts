@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { Service } from "../../kube/objects.ts";
-import { createMetricsRegistry } from "../runtime/metrics.ts";
+import { createMetricsRegistry } from "../../platform/metrics.ts";
 import { pendingLoadBalancersMetric } from "./pending-metric.ts";
 
 const service = (name: string, tweak: (s: Service) => void = () => {}): Service => {

@@ -6,8 +6,8 @@
  */
 import { Gauge, type Registry } from "prom-client";
 import type { Service } from "../../kube/objects.ts";
+import { perRegistry } from "../../platform/metrics.ts";
 import type { LoadBalancerClasses } from "../../providers/cloud.ts";
-import { perRegistry } from "../runtime/metrics.ts";
 import { wantsLoadBalancer } from "./predicates.ts";
 
 export interface PendingLoadBalancersMetric {

@@ -1,13 +1,13 @@
 /**
- * The service controller's decisions as data (spec d.3): which path a sync takes, the events it records (exact
+ * The service controller's decisions as data: which path a sync takes, the events it records (exact
  * reasons and messages), how its errors are worded and wrapped, how a worker treats the result, and what a node
  * change means for one Service's load balancer. No I/O; `sync.ts` sequences the cloud calls around these.
  */
 import type { Node, Service } from "../../kube/objects.ts";
+import { goQuote, goStringSlice } from "../../platform/go-format.ts";
 import type { LoadBalancerClasses } from "../../providers/cloud.ts";
 import { findInCauseChain, RetryError } from "../../providers/errors.ts";
 import { foreignClass, servesClass } from "../../providers/load-balancer-classes.ts";
-import { goQuote, goStringSlice } from "../runtime/go-format.ts";
 import {
   cleanupReason,
   nodeSyncReason,

@@ -1,7 +1,7 @@
 /**
- * Which Services and Nodes the service controller acts on (spec d.3). Eligibility predicates come in pairs: a
- * named disqualifier that returns the reason (for the log line) or `undefined`, and the boolean the rules use.
- * Service predicates take the provider's `LoadBalancer.classes`; absent, they are upstream's.
+ * Which Services and Nodes the service controller acts on (upstream: controllers/service/controller.go). Eligibility
+ * predicates come in pairs: a named disqualifier that returns the reason (for the log line) or `undefined`, and the
+ * boolean the rules use. Service predicates take the provider's `LoadBalancer.classes`; absent, they are upstream's.
  */
 import type { Node, Service, ServicePort } from "../../kube/objects.ts";
 import { Labels, Taints } from "../../kube/well-known.ts";

@@ -1,5 +1,5 @@
 /**
- * The service controller's sync sequences (spec d.3 `syncService` and `syncNodes`): the cloud calls in upstream's
+ * The service controller's sync sequences (upstream `syncService` and `syncNodes`): the cloud calls in upstream's
  * order, with the Kubernetes writes and events going through functions the runner passes in. The runner owns the
  * queues and informers: it calls `syncService(key)` from a worker and hands the outcome to `classifySyncResult`,
  * and calls `syncNodes` from the single node worker, re-adding the keys it returns to the service queue.
@@ -27,7 +27,7 @@ import {
 } from "./plan.ts";
 import { stableNodes, wantsLoadBalancer } from "./predicates.ts";
 
-/** The counters and histograms of spec e.1 the sync feeds; the runner binds them to its registry. */
+/** The controller counters and histograms the sync feeds; the runner binds them to its registry. */
 export interface ServiceSyncMetrics {
   /** `service_controller_loadbalancer_sync_total`: each node-triggered host update attempt. */
   loadBalancerSync?(): void;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ConsolaInstance, createConsola, type LogObject } from "consola";
 import { KubeApiError } from "../client-types.ts";
-import type { Sleep } from "../sleep.ts";
+import type { Sleep } from "../clock.ts";
 import type { Transport } from "../transport.ts";
 
 /** Polls `cond` until it holds; fails after a deadline generous enough for a slow, busy machine. */

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
-import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
-import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
-import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Event } from "../../kube/objects.ts";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
+import { EmulatorKubeClient } from "../../platform/testing/emulator-client.ts";
+import { captureLogger } from "../../platform/testing/logger.ts";
 import type { CloudProvider, RateLimit } from "../cloud.ts";
 import { FakeCloud } from "../fake/fake-cloud.ts";
+import { testProviderRuntime } from "../runtime.ts";
 import { rejection } from "../testing.ts";
 import type { Part } from "./parts.ts";
 import { combinedRateLimit, createCompositeProvider, isCompositeProvider } from "./provider.ts";

@@ -1,5 +1,5 @@
 /**
- * An in-memory, programmable, call-recording provider for controller tests (upstream's `fake` cloud, spec a.12).
+ * An in-memory, programmable, call-recording provider for controller tests (upstream's `fake` cloud).
  *
  * Defaults mirror upstream so ported scenarios read the same: everything implemented except `instancesV2`
  * (`enableInstancesV2` turns it on), every recorded call appended to `calls` under upstream's name

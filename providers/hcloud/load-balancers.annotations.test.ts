@@ -1,12 +1,12 @@
 /**
- * One row per `load-balancer.hetzner.cloud/*` annotation (`lb/annotation-rows.ts`): the Service first gets its load
+ * One row per `load-balancer.hetzner.cloud/*` annotation (`lb/testdata/annotation-rows.ts`): the Service first gets its load
  * balancer without it, then with it, and the emulated load balancer changes as documented, in place (same ID).
  * Annotations only read at creation (location, network zone) are set from the start. Every row ends converged: one
  * more sync writes nothing.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { HcloudAnnotations, HcloudReservedAnnotations } from "./annotations.ts";
-import { annotationRows, type RowWorld } from "./lb/annotation-rows.ts";
+import { annotationRows, type RowWorld } from "./lb/testdata/annotation-rows.ts";
 import { A, ctx, type LBWorld, service, startLB, UID } from "./lb/testing.ts";
 import { type Emulators, startEmulators } from "./testing.ts";
 

@@ -4,13 +4,13 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { Registry } from "prom-client";
-import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
-import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
-import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
-import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Event } from "../../kube/objects.ts";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
+import { EmulatorKubeClient } from "../../platform/testing/emulator-client.ts";
+import { captureLogger } from "../../platform/testing/logger.ts";
 import { TOKEN } from "../../sandbox/hcloud/testing.ts";
+import { testProviderRuntime } from "../runtime.ts";
 import { service, startLB } from "./lb/testing.ts";
 import { createHcloudProvider } from "./provider.ts";
 import { addresses, node, providerID, ROBOT_PASSWORD, ROBOT_USER, startEmulators } from "./testing.ts";

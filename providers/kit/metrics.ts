@@ -8,8 +8,8 @@
  * the cloud-API kit's retries and back-off waits are inside it.
  */
 import { Counter, Histogram, Registry } from "prom-client";
-import { alpha, perRegistry } from "../../controllers/runtime/metrics.ts";
-import type { Now } from "../../kube/sleep.ts";
+import type { Now } from "../../kube/clock.ts";
+import { alpha, perRegistry } from "../../platform/metrics.ts";
 import { findInCauseChain, RetryError } from "../errors.ts";
 
 /** How a call ended: "throttled" is a failure because the cloud asked to slow down (a `RetryError`). */

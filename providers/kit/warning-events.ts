@@ -5,9 +5,9 @@
  * provider's Kubernetes client and stops when the provider's signal (the leadership term's) aborts.
  */
 import type { ConsolaInstance } from "consola";
-import { createEventRecorder, objectReference } from "../../controllers/runtime/events.ts";
 import type { KubeClient, ResourceRef } from "../../kube/client-types.ts";
 import type { KubeObject } from "../../kube/objects.ts";
+import { createEventRecorder, objectReference } from "../../platform/events.ts";
 
 export interface WarningEvents {
   /** Queues a Warning event about `obj` (of `resource`); never throws, never waits. */

@@ -15,15 +15,15 @@
  *   call, as the cluster would hold it. `listLoadBalancers` lists the Services that carry an allocation record.
  */
 import { createServer, type Server } from "node:net";
-import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
-import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
-import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
-import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { ConfigMap, Service } from "../../kube/objects.ts";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
+import { EmulatorKubeClient } from "../../platform/testing/emulator-client.ts";
+import { captureLogger } from "../../platform/testing/logger.ts";
 import { defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
 import { runConformance } from "../conformance/suite.ts";
 import type { ArrangedMachine } from "../conformance/types.ts";
+import { testProviderRuntime } from "../runtime.ts";
 import { readRecord } from "./annotations.ts";
 import { parseMetalConfig } from "./config.ts";
 import { metalProvider } from "./provider.ts";

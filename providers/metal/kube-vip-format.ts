@@ -15,8 +15,6 @@
  */
 import { type AddressPool, buildPool, type PoolSet } from "./pools.ts";
 
-export const defaultKubeVipConfigMap = { namespace: "kube-system", name: "kubevip" } as const;
-
 export interface KubeVipPools {
   readonly set: PoolSet;
   /** Every problem found, each naming the key and the fix; broken scopes are also in `set.broken`. */

@@ -4,14 +4,14 @@
  * the disagreement is a Warning event, and the user's annotation is never rewritten or removed.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
-import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
-import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
-import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { Resources } from "../../kube/client-types.ts";
 import type { Event, Service } from "../../kube/objects.ts";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
+import { EmulatorKubeClient } from "../../platform/testing/emulator-client.ts";
+import { captureLogger } from "../../platform/testing/logger.ts";
 import { findInCauseChain } from "../errors.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
+import { testProviderRuntime } from "../runtime.ts";
 import { rejection } from "../testing.ts";
 import { KubeVipAnnotations, MetalAnnotations } from "./annotations.ts";
 import { parseMetalConfig } from "./config.ts";

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { testProviderRuntime } from "../../controllers/runtime/provider-informers.ts";
-import { EmulatorKubeClient } from "../../controllers/runtime/testing/emulator-client.ts";
-import { captureLogger } from "../../controllers/runtime/testing/logger.ts";
 import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
+import { EmulatorKubeClient } from "../../platform/testing/emulator-client.ts";
+import { captureLogger } from "../../platform/testing/logger.ts";
+import { testProviderRuntime } from "../runtime.ts";
 import { rejection } from "../testing.ts";
 import { KubeVipAnnotations, MetalAnnotations } from "./annotations.ts";
 import { parseMetalConfig } from "./config.ts";

@@ -30,7 +30,7 @@ export interface RebuildReport {
 }
 
 /**
- * Whether the service controller treats the Service as a load balancer of ours (spec d.3 "wants a load balancer",
+ * Whether the service controller treats the Service as a load balancer of ours (upstream `wantsLoadBalancer`,
  * under the provider's `classes`).
  */
 export const wantsLoadBalancer = (svc: Service, classes?: LoadBalancerClasses): boolean =>

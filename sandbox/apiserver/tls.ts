@@ -4,8 +4,8 @@
  * carry it as `certificate-authority-data`, which kubectl (Go) and Bun's fetch both accept.
  */
 
-import { pem, randomSerial, selfSignedServerCertificate } from "../../controllers/runtime/x509.ts";
 import { parseIP } from "../../net/ip.ts";
+import { pem, randomSerial, selfSignedServerCertificate } from "../../platform/x509.ts";
 
 export interface TlsMaterial {
   /** PEM. */

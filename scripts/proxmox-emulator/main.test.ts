@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
+import { waitFor } from "../../kube/testdata/fake-clock.ts";
 import { collectOutput } from "../lib/processes.ts";
 
 const script = join(import.meta.dir, "main.ts");

@@ -7,7 +7,7 @@ import type { Subprocess } from "bun";
 import { collectOutput, freePort } from "../../scripts/lib/processes.ts";
 import { executable } from "./executables.ts";
 
-export { waitFor } from "../../controllers/runtime/testing/fake-clock.ts";
+export { waitFor } from "../../kube/testdata/fake-clock.ts";
 export { freePort };
 
 /**

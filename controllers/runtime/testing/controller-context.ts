@@ -6,16 +6,17 @@
  */
 import type { Registry } from "prom-client";
 import { Resources } from "../../../kube/client-types.ts";
+import { type Clock, systemClock } from "../../../kube/clock.ts";
 import { createInformerFactory, type InformerFactory } from "../../../kube/informer-factory.ts";
 import type { Event, Node } from "../../../kube/objects.ts";
+import { createEventRecorder, type EventRecorder } from "../../../platform/events.ts";
+import { createMetricsRegistry } from "../../../platform/metrics.ts";
+import { EmulatorKubeClient } from "../../../platform/testing/emulator-client.ts";
+import { type CapturedLog, captureLogger } from "../../../platform/testing/logger.ts";
 import type { CloudProvider } from "../../../providers/cloud.ts";
 import type { ControllerContext, ControllerOptions, StartController, StartResult } from "../../context.ts";
 import type { ControllerName } from "../../names.ts";
-import { type Clock, systemClock } from "../clock.ts";
-import { createEventRecorder, type EventRecorder } from "../events.ts";
-import { controllerMetrics, createMetricsRegistry } from "../metrics.ts";
-import { EmulatorKubeClient } from "./emulator-client.ts";
-import { type CapturedLog, captureLogger } from "./logger.ts";
+import { controllerMetrics } from "../metrics.ts";
 
 export const defaultControllerOptions: ControllerOptions = {
   clusterName: "kubernetes",

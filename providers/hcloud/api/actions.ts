@@ -80,13 +80,3 @@ export async function followAction(
     current = answer.action;
   }
 }
-
-/** Follows each action in turn; the first failure throws. */
-export async function followActions(
-  t: HcloudTransport,
-  ctx: CallContext,
-  actions: readonly HcloudAction[],
-  o: FollowOptions,
-): Promise<void> {
-  for (const action of actions) await followAction(t, ctx, action, o);
-}

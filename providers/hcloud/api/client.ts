@@ -8,7 +8,7 @@
  * Listings go through `listAll`: pages of 50 (the API's maximum), so a project of N servers costs ⌈N/50⌉ calls.
  */
 import * as v from "valibot";
-import { abortableSleep, type Now, type Sleep } from "../../../kube/sleep.ts";
+import { abortableSleep, type Now, type Sleep } from "../../../kube/clock.ts";
 import type { CallContext, RateLimit } from "../../cloud.ts";
 import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
 import type { RetryPolicy } from "../../kit/http/retry-policy.ts";

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import * as v from "valibot";
-import { captureLogger } from "../../../controllers/runtime/testing/logger.ts";
+import { captureLogger } from "../../../platform/testing/logger.ts";
 import { type Harness, startHarness, TOKEN } from "../../../sandbox/hcloud/testing.ts";
 import { rejection } from "../../testing.ts";
 import { createHcloudTransport } from "./client.ts";

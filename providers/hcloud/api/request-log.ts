@@ -4,7 +4,7 @@
  * none) and how long the answer took to arrive; never a header (the token travels in one) or a body. Each attempt
  * is a line of its own, so a retry shows as a second request.
  */
-import type { Now } from "../../../kube/sleep.ts";
+import type { Now } from "../../../kube/clock.ts";
 
 export function loggedFetch(inner: typeof fetch, log: (line: string) => void, now: Now): typeof fetch {
   const logged = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {

@@ -5,7 +5,7 @@
  * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`, as Hetzner sends them: Reset is the Unix time in
  *   seconds when the budget is full again; a small number is read as seconds from now (the IETF draft's form).
  */
-import type { Now } from "../../../kube/sleep.ts";
+import type { Now } from "../../../kube/clock.ts";
 
 /** Reset values below this are deltas in seconds; above, Unix timestamps (1e9 s is September 2001). */
 const UNIX_TIME_FLOOR = 1e9;

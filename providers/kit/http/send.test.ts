@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { createTermFence } from "../../../controllers/runtime/term-fence.ts";
-import { FakeClock, settle, waitFor } from "../../../controllers/runtime/testing/fake-clock.ts";
+import { FakeClock, settle, waitFor } from "../../../kube/testdata/fake-clock.ts";
 import { isTermOver, TermOverError } from "../../../kube/write-fence.ts";
+import { createTermFence } from "../../../platform/term-fence.ts";
 import type { CallContext } from "../../cloud.ts";
 import { useTestBed } from "./testing.ts";
 

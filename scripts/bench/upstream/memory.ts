@@ -14,8 +14,8 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { HeapStatsBody } from "../../../controllers/runtime/heap-debug.ts";
-import { type ProcMemory, procMemory } from "../../../controllers/runtime/heap-debug.ts";
+import type { HeapStatsBody } from "../../../platform/heap-debug.ts";
+import { type ProcMemory, procMemory } from "../../../platform/heap-debug.ts";
 import { parseV8Snapshot, type TypeFigure, topTypes } from "../heap-snapshot.ts";
 
 export interface MemoryBreakdown {
