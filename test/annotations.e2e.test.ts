@@ -1,5 +1,5 @@
 /**
- * Issue 17 end to end, the annotation toolkit: compiled managers, a Service whose annotations the provider refuses.
+ * End to end, the annotation toolkit: compiled managers, a Service whose annotations the provider refuses.
  * - sandbox (all-in-one against the sandbox's API emulator and simulated cloud): several invalid annotations give
  *   ONE Warning event naming every annotation and value (retries count on it); once fixed, the load balancer in
  *   the simulated cloud carries the options, and the PROXY protocol shows as the ingress's ipMode.

@@ -1,5 +1,5 @@
 /**
- * Issue 21, APF-aware pacing end to end: the compiled manager against an API emulator that answers with API
+ * APF-aware pacing end to end: the compiled manager against an API emulator that answers with API
  * Priority and Fairness's headers (as kube-apiserver ≥ 1.20 does) or is told not to. The log names the mode in
  * force and why, once; `/metrics` shows it as `cloud_controller_manager_client_pacing{mode}`; explicit flags win.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 20 end to end: the compiled all-in-one with `--cloud-provider=composite` against the API emulator and the
+ * End to end: the compiled all-in-one with `--cloud-provider=composite` against the API emulator and the
  * simulated cloud, on one cluster of `sandbox` cloud machines (node-1, node-2, registered by the sandbox's kubelets)
  * and `metal` machines (rack-1 to rack-3, registered here as their kubelets would), plus hw-1, a Node of a provider
  * that is not configured (`hrobot://1`). Load balancers come from metal's pool. In order:

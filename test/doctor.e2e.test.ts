@@ -1,5 +1,5 @@
 /**
- * Issue 7's doctor, compiled, against the sandbox's API emulator and simulated cloud started in this process
+ * `doctor`, compiled, against the sandbox's API emulator and simulated cloud started in this process
  * (so the test decides tokens, authorisation and cloud credentials).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

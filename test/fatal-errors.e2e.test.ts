@@ -1,5 +1,5 @@
 /**
- * A manager that cannot run its controllers says so and exits (issue 16): flag values it cannot honour are flag
+ * A manager that cannot run its controllers says so and exits: flag values it cannot honour are flag
  * errors before anything starts; later failures end the process non-zero, naming the cause on the last line.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Issue 6 under faults: the API emulator, the simulated cloud and the kubelets run in this process so the test can
+ * Under faults: the API emulator, the simulated cloud and the kubelets run in this process so the test can
  * turn their faults on and off; only the controller manager runs as the compiled executable. While 30 % of cloud
  * calls fail, the cloud rate-limits with Retry-After and watches are dropped or expired every second or so, the
  * test creates 100 LoadBalancer Services, deletes 40 of them and kills the manager with SIGKILL twice (restarting

@@ -1,5 +1,5 @@
 /**
- * Issue 18's annotation table end to end: every row of `providers/hcloud/lb/annotation-rows.ts` (one per
+ * The hcloud annotation table end to end: every row of `providers/hcloud/lb/testdata/annotation-rows.ts` (one per
  * `load-balancer.hetzner.cloud/*` annotation) is one Service, all handled by one run of the compiled
  * `hcloud-cloud-controller-manager` with hccm's flags and environment (`HCLOUD_NETWORK=k8s`). Rows read only at
  * creation carry their annotations from the start; the others first get a load balancer without, then are patched

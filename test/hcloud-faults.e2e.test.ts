@@ -1,5 +1,5 @@
 /**
- * Issue 18 end to end: under the API's faults — 429s, `locked` and 5xx, injected through the hcloud emulator's
+ * End to end: under the API's faults — 429s, `locked` and 5xx, injected through the hcloud emulator's
  * control API (`PUT /_emulator/faults`) — the compiled `hcloud-cloud-controller-manager` creates, changes and deletes
  * several LoadBalancer Services and ends with exactly one load balancer per Service (never two at any moment seen),
  * made by exactly one successful create each, and none left once the Services are deleted.

@@ -1,5 +1,5 @@
 /**
- * Issue 18's migration promise end to end: a load balancer hccm made for a Service (hccm's name and
+ * The migration promise end to end: a load balancer hccm made for a Service (hccm's name and
  * `hcloud-ccm/service-uid` label) is adopted by the compiled `hcloud-cloud-controller-manager` in place — same ID,
  * same IP, nothing deleted or created — gives hccm's load balancer type Warning events, then follows an annotation
  * change, refuses an invalid annotation with a Warning event naming it, and goes when the Service is deleted.

@@ -1,5 +1,5 @@
 /**
- * Issue 18 end to end: the compiled `hcloud-cloud-controller-manager`, run with hccm's own flags and environment,
+ * End to end: the compiled `hcloud-cloud-controller-manager`, run with hccm's own flags and environment,
  * against the API emulator and the hcloud and Robot emulators. First a hybrid cluster (Cloud and Robot servers,
  * `HCLOUD_NETWORK` for the private IPs, routes off as hccm requires with Robot): nodes initialised as hccm
  * initialises them, hccm's Warning events on Robot nodes, a shut-down server's node tainted, a deleted server's node

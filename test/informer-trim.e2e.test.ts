@@ -1,5 +1,5 @@
 /**
- * Issue 21: the informer caches keep only the fields the controllers read (kube/trim.ts). This proves, on the
+ * The informer caches keep only the fields the controllers read (kube/trim.ts). This proves, on the
  * compiled executable, that nothing the cache dropped is lost by a write built from a cached Node: kubelet-shaped
  * Nodes (images, capacity, node info, volumes; one cordoned, one with its own annotation) are initialised, and
  * afterwards the server still holds every field the kubelet and the operator wrote.

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 2 as a newcomer meets it: the compiled all-in-one's `sandbox`, and the real kubectl through every
+ * As a newcomer meets it: the compiled all-in-one's `sandbox`, and the real kubectl through every
  * command a newcomer is likely to type — the watch hints exactly as the sandbox prints them, `create` (generators
  * that send protobuf), `run`, `expose`, `scale`, `label`, `annotate`, `auth can-i`, `edit`, `get -w`, `describe`,
  * `delete` — each checked for its effect on the emulator's objects.

@@ -1,5 +1,5 @@
 /**
- * Issue 3, leader election end to end: compiled manager processes with `--leader-elect=true` against the sandbox's
+ * Leader election end to end: compiled manager processes with `--leader-elect=true` against the sandbox's
  * API server (the all-in-one `sandbox --controllers=false`), sharing the Lease `kube-system/cloud-controller-manager`.
  *
  * The tests run in order on one cluster: two managers elect one leader; `kill -9` of it hands over to the standby;

@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 3 with `metal` end to end: two compiled `metal-cloud-controller-manager`s with `--leader-elect=true`
+ * Leader fencing with `metal` end to end: two compiled `metal-cloud-controller-manager`s with `--leader-elect=true`
  * and short timings share the API emulator (in this process), each through a recording proxy of its own
  * (support/api-proxy.ts) so every Kubernetes request is attributed to the manager that sent it. Service writes are
  * held 100ms on their way and the managers' clients are rate limited, with six times more Services than workers, so

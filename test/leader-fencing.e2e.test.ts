@@ -1,5 +1,5 @@
 /**
- * Issue 16 items 3 and 4 end to end: two compiled managers with `--leader-elect=true` and short timings against the
+ * Leader fencing end to end: two compiled managers with `--leader-elect=true` and short timings against the
  * sandbox, load-balancer work for both, and the simulated cloud's write log (docs/sandbox.md) attributing each write
  * to a manager by its User-Agent (`… pid <pid>`); in the pause test each manager's Kubernetes requests also go
  * through a recording proxy of its own (support/api-proxy.ts).

@@ -1,5 +1,5 @@
 /**
- * Issue 16's handover figures, measured with compiled managers on the sandbox and the DEFAULT leader-election
+ * Handover figures, measured with compiled managers on the sandbox and the DEFAULT leader-election
  * timings (lease 15s, renew deadline 10s, retry period 2s), printed and compared with upstream's, never asserted as
  * timings (a busy machine would make them flaky; the behaviour they come from is asserted elsewhere:
  * leader-election.e2e.test.ts, leader-fencing.e2e.test.ts).
@@ -171,7 +171,7 @@ describe("leader handover with the default timings, measured", () => {
           `${Math.max(0, oldLast - busyAt)}ms waiting for the old leader's last answer; the new leader's first ` +
           `cloud write ${newFirst - oldLast}ms after it`,
       );
-      // Not a timing: the order the SIGTERM sequence promises (issue 16 item 4).
+      // Not a timing: the order the SIGTERM sequence promises.
       expect(newFirst).toBeGreaterThanOrEqual(oldLast);
     } finally {
       await sandbox.cloud.setFaults({});

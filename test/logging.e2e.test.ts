@@ -1,5 +1,5 @@
 /**
- * Issue 23: the compiled manager's log lines, against the sandbox, in both formats. Every line it writes to stderr
+ * The compiled manager's log lines, against the sandbox, in both formats. Every line it writes to stderr
  * must be a klog text line (header regex) or, with `--logging-format=json`, a JSON object with component-base's keys;
  * nothing it writes may carry the cloud token.
  */

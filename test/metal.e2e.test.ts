@@ -1,5 +1,5 @@
 /**
- * Issue 8 end to end: the compiled `metal-cloud-controller-manager` (8 concurrent Service syncs, cloud-node and
+ * End to end: the compiled `metal-cloud-controller-manager` (8 concurrent Service syncs, cloud-node and
  * service controllers, no leader election) against the API emulator, which runs in this process; metal needs no
  * simulated cloud. 200 LoadBalancer Services in three namespaces (IPv4, IPv6, dual stack, requested addresses, a
  * namespace pool whose Services share requested addresses on different ports) are created while the manager is

@@ -1,5 +1,5 @@
 /**
- * Issue 16, item 7: a node whose address patch fails while it is initialised gets its addresses within seconds
+ * A node whose address patch fails while it is initialised gets its addresses within seconds
  * once the API recovers, not at the next five-minute refresh. The API emulator, the simulated cloud and the
  * kubelets run in this process (so the test turns the fault on and off); the manager is the compiled executable.
  */

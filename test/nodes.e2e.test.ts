@@ -1,5 +1,5 @@
 /**
- * Issue 5 end to end: the compiled all-in-one runs the sandbox without controllers, a second compiled process
+ * End to end: the compiled all-in-one runs the sandbox without controllers, a second compiled process
  * runs them with operator flags, and machines are changed through the simulated cloud's REST API. The shared
  * scenarios are test/scenarios/nodes.ts (test/real/nodes.real.ts runs them on a real API server); the last test
  * here, a Ready node kept, is this tier's own.

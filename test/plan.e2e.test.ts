@@ -1,5 +1,5 @@
 /**
- * Issue 25's `plan`, compiled, against the sandbox's API emulator and simulated cloud started in this process, each
+ * `plan`, compiled, against the sandbox's API emulator and simulated cloud started in this process, each
  * behind a recording proxy (test/support/api-proxy.ts), so every request of `plan` and of the manager is logged:
  * on a fresh cluster `plan` lists every node initialisation, load balancer and route and exits 2; the real manager
  * then makes exactly those writes, request for request (and records exactly the Events listed); on the converged

@@ -1,5 +1,5 @@
 /**
- * Issue 17, provider metrics end to end: the compiled manager runs the sandbox provider against an API emulator and
+ * Provider metrics end to end: the compiled manager runs the sandbox provider against an API emulator and
  * a simulated cloud started here; kubelets register machines as Nodes and the test creates a LoadBalancer Service.
  * Its `/metrics` (scraped with a token the emulator authorises) must show the cloud-API kit's per-call metrics for
  * the calls the controllers made, and the errors and throttles of faults injected through the cloud's fault API.

@@ -1,5 +1,5 @@
 /**
- * Issue 19 end to end: the compiled `proxmox-cloud-controller-manager` against the API emulator and two emulated
+ * End to end: the compiled `proxmox-cloud-controller-manager` against the API emulator and two emulated
  * Proxmox VE clusters (HTTPS with their own CA; `east` with a token in the cloud-config, `west` with token files).
  * First with network mode `default` (addresses from the kubelet), then `qemu` (from the guest agent) with
  * `force_update_labels`: nodes initialised with provider ID, labels and addresses; a stopped VM's node tainted; a

@@ -1,5 +1,5 @@
 /**
- * Issue 6 end to end, routes: the compiled all-in-one runs the sandbox without controllers (its kubelets give
+ * End to end, routes: the compiled all-in-one runs the sandbox without controllers (its kubelets give
  * every node a pod CIDR), and a second compiled process runs the controllers with operator flags — first without
  * `--cluster-cidr` (the route controller declines, the others run), then with it.
  */

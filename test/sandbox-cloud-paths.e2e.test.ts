@@ -1,5 +1,5 @@
 /**
- * Issue 24, item 3 end to end: every path a provider may take, said by the simulated cloud through its REST API
+ * End to end: every path a provider may take, said by the simulated cloud through its REST API
  * (docs/sandbox.md, "Saying what a provider may say"), and what the compiled manager does with it. The compiled
  * all-in-one runs the sandbox without controllers; machines are made and changed over the cloud's API, the
  * sandbox's kubelets register them, and a second compiled process runs the controllers.

@@ -1,4 +1,4 @@
-/** Issue 4 as a newcomer meets it: the compiled all-in-one's `sandbox` shows nodes initialised and an address. */
+/** As a newcomer meets it: the compiled all-in-one's `sandbox` shows nodes initialised and an address. */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { executable } from "./support/executables.ts";
 import { spawnCollecting, waitFor } from "./support/processes.ts";

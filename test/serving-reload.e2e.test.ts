@@ -1,6 +1,6 @@
 /**
  * The compiled manager reloads a serving certificate given with --tls-cert-file when its files change, as
- * upstream does (issue 16, item 9): new connections get the new certificate, without a restart.
+ * upstream does: new connections get the new certificate, without a restart.
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";

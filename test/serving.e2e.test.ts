@@ -1,5 +1,5 @@
 /**
- * Issue 3, serving end to end: the compiled manager's HTTPS endpoint (`--secure-port`, `--bind-address`) against an
+ * Serving end to end: the compiled manager's HTTPS endpoint (`--secure-port`, `--bind-address`) against an
  * API emulator started here with bearer tokens and an authorizer, so that `/metrics` is guarded by real
  * TokenReview and SubjectAccessReview round trips. The simulated cloud runs here too, for the sandbox provider.
  * With `--profiling` (the default) the heap's figures and a snapshot are fetched from the executable as an operator

@@ -1,5 +1,5 @@
 /**
- * Issue 11 at size: N nodes and S LoadBalancer Services, all initialised, every load balancer and route in the
+ * At size: N nodes and S LoadBalancer Services, all initialised, every load balancer and route in the
  * cloud and every ingress set (a helper run of the executable converges the cluster first, unthrottled). Then the
  * measured process starts with default flags and every controller, and the bench records:
  *
@@ -81,7 +81,7 @@ async function steadyWindow(cluster: BenchCluster, ccm: Ccm, windowSeconds: numb
 
 export const footprintBenchmark: Benchmark = {
   id: "footprint",
-  title: "issue 11: memory, steady state and resync with N nodes and S LoadBalancer Services",
+  title: "memory, steady state and resync with N nodes and S LoadBalancer Services",
   async run(ctx): Promise<BenchResult> {
     const figures: Figure[] = [];
     const details: Record<string, unknown> = {};

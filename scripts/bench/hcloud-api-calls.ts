@@ -1,5 +1,5 @@
 /**
- * Issue 18: what the hcloud provider costs of Hetzner's budget of 3600 API requests an hour per project, counted at
+ * What the hcloud provider costs of Hetzner's budget of 3600 API requests an hour per project, counted at
  * the hcloud emulator.
  *
  * - **Steady state**: a converged cluster (nodes initialised, one route per node in `HCLOUD_NETWORK`, a load

@@ -1,5 +1,5 @@
 /**
- * What the informer caches' keep-lists save (issue 21), in process: fills an informer store with N kubelet-shaped
+ * What the informer caches' keep-lists save, in process: fills an informer store with N kubelet-shaped
  * Nodes (kube/testdata/kubelet-node.ts: ~30 images with digests, capacity, node info, conditions, managed fields),
  * parsed from one list body as they arrive from the API, once through the Node keep-list and once through the old
  * transform (the whole object less `managedFields`), each in a fresh child process, and prints the live heap per

@@ -1,5 +1,5 @@
 /**
- * Issue 5: a burst of nodes joining at once. The cloud has a machine per node; the bench registers every Node
+ * A burst of nodes joining at once. The cloud has a machine per node; the bench registers every Node
  * tainted (as kubelets with `--cloud-provider=external` do) in one go and times until none is tainted, then waits
  * for the API and cloud to go quiet and divides what was asked of them by the number of nodes.
  *
@@ -83,7 +83,7 @@ export async function joinBurst(
 
 export const nodesBenchmark: Benchmark = {
   id: "nodes",
-  title: "issue 5: nodes joining at once (cloud-node, cloud-node-lifecycle)",
+  title: "nodes joining at once (cloud-node, cloud-node-lifecycle)",
   async run(ctx): Promise<BenchResult> {
     const figures: Figure[] = [];
     const details: Record<string, unknown> = {};

@@ -1,5 +1,5 @@
 /**
- * Issue 6: LoadBalancer Services created at once. The cluster has initialised nodes (the load balancers' node
+ * LoadBalancer Services created at once. The cluster has initialised nodes (the load balancers' node
  * set); the bench creates every Service in one go and times until each has `status.loadBalancer.ingress`, then
  * waits for the API and cloud to go quiet and divides what was asked of them by the number of Services.
  */
@@ -76,7 +76,7 @@ export async function serviceBurst(
 
 export const servicesBenchmark: Benchmark = {
   id: "services",
-  title: "issue 6: LoadBalancer Services created at once (service controller)",
+  title: "LoadBalancer Services created at once (service controller)",
   async run(ctx): Promise<BenchResult> {
     const figures: Figure[] = [];
     const details: Record<string, unknown> = {};

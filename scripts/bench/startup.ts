@@ -1,5 +1,5 @@
 /**
- * Issue 11, start-up and idle memory: the compiled executable started N times against an empty emulator, with
+ * Start-up and idle memory: the compiled executable started N times against an empty emulator, with
  * every controller on, `--secure-port` on a free port and `--leader-elect=false`. Start-up is the time from
  * spawn to the first `200` from `https://…/healthz` (polled every 2 ms, so it includes one TLS handshake); idle
  * memory is read once the controllers have synced their caches and the process has sat idle for a while.
@@ -20,7 +20,7 @@ export function median(values: readonly number[]): number {
 
 export const startupBenchmark: Benchmark = {
   id: "startup",
-  title: "issue 11: start-up to /healthz and idle memory (empty cluster, all controllers)",
+  title: "start-up to /healthz and idle memory (empty cluster, all controllers)",
   async run(ctx): Promise<BenchResult> {
     const startups: number[] = [];
     const rss: number[] = [];

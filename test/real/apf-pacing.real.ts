@@ -1,5 +1,5 @@
 /**
- * Issue 21 on a real kube-apiserver (1.20, APF on by default): its answers carry X-Kubernetes-PF-FlowSchema-UID and
+ * On a real kube-apiserver (1.20, APF on by default): its answers carry X-Kubernetes-PF-FlowSchema-UID and
  * X-Kubernetes-PF-PriorityLevel-UID, so the compiled manager without --kube-api-qps/--kube-api-burst switches to the
  * server's flow control and still initialises every node; with --kube-api-qps set, the client-side limit holds.
  */

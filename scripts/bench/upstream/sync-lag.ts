@@ -1,5 +1,5 @@
 /**
- * How far a Node's `Synced` event lags behind its initialisation (issue 21: events never lag far behind), seen from
+ * How far a Node's `Synced` event lags behind its initialisation, seen from
  * the outside, the same way for both managers: one watch on the Nodes notes when each first shows up without the
  * uninitialized taint, one watch on the core/v1 Events (`reason=Synced`, `involvedObject.kind=Node`) notes when its
  * event arrives; the lag is the difference, both times taken by this process's clock from the same API server.
