@@ -7,7 +7,7 @@
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import type { ProviderRuntime } from "../cloud.ts";
-import { createWarningEvents } from "../kit/warning-events.ts";
+import { createWarningRecorder } from "../kit/warning-events.ts";
 
 export const NodeWarningReasons = {
   /** The part that owns the Node (or that must be asked first) failed to answer. */
@@ -26,22 +26,14 @@ export interface NodeWarnings {
 /** Until `initialize` gives the composite a Kubernetes client (unit tests, `doctor`): nothing is written. */
 export const silentNodeWarnings: NodeWarnings = { warn() {} };
 
-const MAX_REMEMBERED = 4096;
-
 export function createNodeWarnings(runtime: Pick<ProviderRuntime, "kube" | "logger" | "signal">): NodeWarnings {
   const { kube, logger, signal } = runtime;
-  const events = createWarningEvents({ kube, logger, signal, component: "composite-cloud-provider" });
-  const logged = new Set<string>();
-  return {
-    warn(node, reason, message) {
-      const name = node.metadata?.name ?? "";
-      const key = `${name}\n${reason}\n${message}`;
-      if (!logged.has(key)) {
-        if (logged.size >= MAX_REMEMBERED) logged.clear();
-        logged.add(key);
-        runtime.logger.warn(`Node ${name}: ${message}`);
-      }
-      events.warn(Resources.nodes, node, reason, message);
-    },
-  };
+  const events = createWarningRecorder<Node>({
+    kube,
+    logger,
+    signal,
+    component: "composite-cloud-provider",
+    resource: Resources.nodes,
+  });
+  return events;
 }

@@ -8,7 +8,7 @@ import type { ConsolaInstance } from "consola";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import type { ProviderRuntime } from "../cloud.ts";
-import { createWarningEvents } from "../kit/warning-events.ts";
+import { createWarningRecorder } from "../kit/warning-events.ts";
 
 export const RobotNodeReasons = {
   /** One of the kubelet's InternalIPs is not forwarded: of the other family, or already an ExternalIP. */
@@ -37,12 +37,5 @@ export interface NodeWarningsOptions extends Pick<ProviderRuntime, "kube" | "log
 }
 
 export function createNodeWarnings(options: NodeWarningsOptions): NodeWarnings {
-  const events = createWarningEvents(options);
-  const log = logOnly(options.logger);
-  return {
-    warn(node, reason, message) {
-      log.warn(node, reason, message);
-      events.warn(Resources.nodes, node, reason, message);
-    },
-  };
+  return createWarningRecorder<Node>({ ...options, resource: Resources.nodes });
 }

@@ -9,7 +9,7 @@
  */
 import { Resources } from "../../../kube/client-types.ts";
 import type { Service } from "../../../kube/objects.ts";
-import { createWarningEvents, type WarningEventsOptions } from "../warning-events.ts";
+import { createWarningRecorder, type WarningRecorderOptions } from "../warning-events.ts";
 
 export interface ServiceWarnings {
   /** Queues a Warning event about `service`; never throws, never waits. */
@@ -18,15 +18,8 @@ export interface ServiceWarnings {
   stop(): Promise<void>;
 }
 
-export type ServiceWarningsOptions = WarningEventsOptions;
+export type ServiceWarningsOptions = Omit<WarningRecorderOptions, "resource">;
 
 export function createServiceWarnings(options: ServiceWarningsOptions): ServiceWarnings {
-  const events = createWarningEvents(options);
-  return {
-    warn(service, reason, message) {
-      options.logger.warn(`Service ${service.metadata?.namespace}/${service.metadata?.name}: ${message}`);
-      events.warn(Resources.services, service, reason, message);
-    },
-    stop: () => events.stop(),
-  };
+  return createWarningRecorder<Service>({ ...options, resource: Resources.services });
 }
