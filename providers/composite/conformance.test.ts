@@ -9,7 +9,7 @@
  * test/composite.e2e.test.ts cover that. Its metadata is still `InstanceNotFoundError`, as the contract asks.
  */
 import { runConformance } from "../conformance/suite.ts";
-import { createMetalProvider } from "../metal/provider.ts";
+import { metal } from "../metal/provider.ts";
 import { sandboxProvider } from "../sandbox/provider.ts";
 import { sandboxArrange, startTestCloud } from "../sandbox/testing.ts";
 import { createCompositeProvider } from "./provider.ts";
@@ -22,14 +22,14 @@ await runConformance({
   maxLoadBalancerNameLength: 32,
   async setup() {
     const t = startTestCloud();
-    const metal = await createMetalProvider({
+    const metalPart = await metal.build({
       config: "inventory: { requireInventoryEntry: true, deleteNodesMissingFromInventory: true }",
       configSource: "conformance",
       env: {},
     });
     const provider = createCompositeProvider({ loadBalancer: "sandbox", routes: "sandbox" }, [
       { name: "sandbox", provider: sandboxProvider(t.api), schemes: ["sandbox"], servesNodes: true },
-      { name: "metal", provider: metal, schemes: ["metal"], servesNodes: true },
+      { name: "metal", provider: metalPart, schemes: ["metal"], servesNodes: true },
     ]);
     return {
       provider,
