@@ -82,6 +82,12 @@ export interface ProviderSeams {
   readonly retry?: Partial<RetryPolicy>;
   readonly now?: Now;
   readonly sleep?: Sleep;
+  readonly random?: () => number;
+  /**
+   * The clients' pacing instead of the declared rate limit (`{ qps: 0, burst: 1 }`: none), for tests that would
+   * otherwise wait out a real cloud's limit; `provider.rateLimit` stays the declared one.
+   */
+  readonly pace?: RateLimit;
 }
 
 export interface ProviderDefinition<S, P extends ProviderParts> {
@@ -120,12 +126,13 @@ export function defineProvider<S, P extends ProviderParts>(
     });
     const http: CloudApiClientTuning = {
       metrics: input.metrics,
-      rateLimit,
+      rateLimit: seams.pace ?? rateLimit,
       logger,
       now,
       sleep,
       ...(seams.fetch && { fetch: seams.fetch }),
       ...(seams.retry && { retry: seams.retry }),
+      ...(seams.random && { random: seams.random }),
     };
     const parts = await declaration.create({
       name,

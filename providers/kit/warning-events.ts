@@ -61,3 +61,11 @@ export function createWarningRecorder<T extends KubeObject>(
     },
   };
 }
+
+/** Warnings said in the log alone (no client: unit tests, a provider built outside a term); none without a logger. */
+export function loggedWarnings<T extends KubeObject>(
+  resource: ResourceRef,
+  logger: ConsolaInstance | undefined,
+): WarningRecorder<T> {
+  return logger ? createWarningRecorder<T>({ resource, logger, component: "" }) : { warn() {} };
+}

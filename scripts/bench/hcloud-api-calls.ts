@@ -20,7 +20,7 @@ import { Finalizers, Taints } from "../../kube/well-known.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
 import { createHcloudTransport } from "../../providers/hcloud/api/client.ts";
 import { readHcloudConfig } from "../../providers/hcloud/config.ts";
-import { createHcloudProvider, hcloudProvider } from "../../providers/hcloud/provider.ts";
+import { hcloud, hcloudProvider } from "../../providers/hcloud/provider.ts";
 import { type HcloudEmulator, startHcloudEmulator } from "../../sandbox/hcloud/server.ts";
 import { createNetwork } from "../../sandbox/hcloud/state/networks.ts";
 import { createServer } from "../../sandbox/hcloud/state/servers.ts";
@@ -250,7 +250,7 @@ async function fullRefresh(scale: Scale) {
   const p = startProject(count);
   try {
     const nodes = Array.from({ length: count }, (_, i) => kubelet(i + 1));
-    const provider = await createHcloudProvider({ env: p.env, config: undefined, configSource: undefined });
+    const provider = await hcloud.build({ env: p.env, config: undefined, configSource: undefined });
     const refresh = async () => {
       p.emulator.calls.reset();
       const answers = await provider.instancesV2!.instanceMetadataBulk!(ctx, nodes);
