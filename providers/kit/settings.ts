@@ -43,6 +43,8 @@ export interface ResolveTools {
    * under `at` (the key that named the file); every problem is reported together once `resolve` returns.
    */
   secretFile(path: string, at: string, options?: { readonly trim?: boolean }): Promise<string | undefined>;
+  /** Records a problem no schema sees (a credential missing from every source); reported with the others. */
+  issue(path: string, message: string): void;
 }
 
 export interface CloudConfigSettingsOptions<T, S> {
@@ -73,6 +75,7 @@ export function cloudConfigSettings<T, S = T>(options: CloudConfigSettingsOption
           cause ??= read.cause;
           return undefined;
         },
+        issue: (path, message) => void issues.push({ path, message }),
       });
       if (issues.length > 0) throw new ConfigError(source, issues, cause === undefined ? undefined : { cause });
       return { value };
