@@ -162,6 +162,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     try {
       provider = await input.registry.init(options.cloudProvider, options.cloudConfig || undefined, input.env, {
         metrics,
+        logger,
       });
     } catch (err) {
       problems.push(`Cloud provider could not be initialized: ${(err as Error).message}`);

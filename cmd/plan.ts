@@ -152,7 +152,7 @@ async function plan(
 
   let provider: CloudProvider;
   try {
-    provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined);
+    provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined, process.env, { logger });
   } catch (err) {
     io.stderr(`error: ${env.binaryName} plan: cloud provider "${o.cloudProvider}": ${(err as Error).message}\n`);
     return 1;

@@ -218,7 +218,7 @@ function runControllers(
   const metrics = createMetricsRegistry();
   const providerEnv = o.hcloud ? { ...process.env, ...o.hcloud.env } : process.env;
   return env.registry
-    .init(provider, o.hcloud ? undefined : o.cloudConfig, providerEnv, { metrics })
+    .init(provider, o.hcloud ? undefined : o.cloudConfig, providerEnv, { metrics, logger })
     .then((provider) => env.runManager({ options: built.options, provider, logger, signal: o.signal, metrics }));
 }
 

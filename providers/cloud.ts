@@ -349,7 +349,7 @@ export interface Clusters {
 }
 
 /**
- * What a provider factory receives: the raw cloud-config (the file's content, or `undefined` when
+ * What a provider factory receives (a `defineProvider` declaration reads it for the provider): the raw cloud-config (the file's content, or `undefined` when
  * `--cloud-config` was not given) and the process environment (for credentials such as tokens).
  */
 export interface ProviderFactoryInput {
@@ -363,6 +363,15 @@ export interface ProviderFactoryInput {
    * tests, `doctor`); the kit then records into a registry of its own.
    */
   readonly metrics?: Registry | undefined;
+  /**
+   * The manager's logger, untagged (`defineProvider` tags it with the provider's name), so a provider logs from
+   * construction on instead of waiting for `initialize`. Absent where nothing prints (unit tests, `doctor`).
+   */
+  readonly logger?: ConsolaInstance | undefined;
+  /** The manager's clock; absent ⇒ `Date.now`. */
+  readonly now?: (() => number) | undefined;
+  /** Reads the files settings name (secrets, CA bundles); absent ⇒ the disk. */
+  readonly readFile?: ((path: string) => Promise<string>) | undefined;
 }
 
 /**

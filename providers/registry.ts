@@ -6,6 +6,7 @@
  * effect by contract); everything else takes a registry as an argument so tests can use their own.
  */
 import { readFile } from "node:fs/promises";
+import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import { ConfigError } from "../config/errors.ts";
 import type { CloudProvider, ProviderFactory } from "./cloud.ts";
@@ -43,13 +44,13 @@ export class ProviderRegistry {
    * Build the named provider from a cloud-config file path (or none). Every failure is one `Error` whose message
    * says what to do: an unknown name lists the known ones; an unreadable file names the path; a factory's
    * `ConfigError` keeps its list of problems (as `cause` and in the message). `metrics` is the registry the
-   * manager serves, handed to the factory.
+   * manager serves and `logger` the manager's root logger, both handed to the factory.
    */
   async init(
     name: string,
     configPath: string | undefined,
     env: Readonly<Record<string, string | undefined>> = process.env,
-    { metrics }: { readonly metrics?: Registry } = {},
+    { metrics, logger }: { readonly metrics?: Registry; readonly logger?: ConsolaInstance } = {},
   ): Promise<CloudProvider> {
     const factory = this.#factories.get(name);
     if (!factory) throw new UnknownProviderError(name, this.names());
@@ -69,6 +70,7 @@ export class ProviderRegistry {
         configSource: configPath ? `--cloud-config=${configPath}` : undefined,
         env,
         ...(metrics && { metrics }),
+        ...(logger && { logger }),
       });
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);
@@ -94,7 +96,10 @@ export class UnknownProviderError extends Error {
 /** The process-wide registry that provider modules register into when imported. */
 export const globalRegistry = new ProviderRegistry();
 
-/** Register a provider in the process-wide registry. Called at the top level of a provider's `index.ts`. */
+/**
+ * Register a provider in the process-wide registry. Called at the top level of a provider's `index.ts`, with a
+ * `defineProvider` declaration (`registerCloudProvider(acme.name, acme.factory)`).
+ */
 export function registerCloudProvider(name: string, factory: ProviderFactory): void {
   globalRegistry.register(name, factory);
 }

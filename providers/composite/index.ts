@@ -5,16 +5,21 @@
  * executable, so the build puts it, with `metal`, into every per-provider executable.
  */
 import { globalRegistry, registerCloudProvider } from "../registry.ts";
-import { compositeProviderName } from "./parts.ts";
-import { compositeFactory } from "./provider.ts";
+import { compositeDefinition } from "./provider.ts";
 
-registerCloudProvider(compositeProviderName, compositeFactory(globalRegistry));
+const composite = compositeDefinition(globalRegistry);
+registerCloudProvider(composite.name, composite.factory);
 
 export { type CompositeConfig, schemeOf } from "./config.ts";
 export { UnownedNodeError } from "./instances.ts";
 export { NodeWarningReasons } from "./node-warnings.ts";
 export { buildParts, compositeProviderName, type Part } from "./parts.ts";
-export { type CompositeProvider, compositeFactory, createCompositeProvider, isCompositeProvider } from "./provider.ts";
+export {
+  type CompositeProvider,
+  compositeDefinition,
+  createCompositeProvider,
+  isCompositeProvider,
+} from "./provider.ts";
 
 /** Read by scripts/build.ts: in every executable (it composes what each holds), with no executable of its own. */
 export const composesOthers = true;

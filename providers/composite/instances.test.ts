@@ -74,7 +74,7 @@ function setup(options: { bulk?: boolean } = {}) {
     warn: (n: Node, reason: NodeWarningReason, message: string) =>
       warned.push([n.metadata?.name ?? "", reason, message]),
   };
-  const instances = createCompositeInstances({ parts: [vm.part, metal.part], warnings: () => warnings });
+  const instances = createCompositeInstances({ parts: [vm.part, metal.part], warnings });
   return { vm, metal, instances, warned, ctx: { signal: new AbortController().signal } };
 }
 
@@ -176,7 +176,7 @@ describe("composite instances: a Node without a provider ID is offered to the pa
   test("a provider ID that would not route back to the part that gave it is refused, naming the fix", async () => {
     const t = setup();
     const stray = cloud("vm", [{ name: "odd", providerID: "other://odd" }]);
-    const instances = createCompositeInstances({ parts: [stray.part], warnings: () => ({ warn() {} }) });
+    const instances = createCompositeInstances({ parts: [stray.part], warnings: { warn() {} } });
     expect((await rejection(() => instances.instanceMetadata(t.ctx, node("odd")))).message).toBe(
       "composite/vm.instanceMetadata: node odd would get provider ID \"other://odd\", whose scheme is not among vm's schemes (vm); add it to that provider's schemes: in the cloud-config",
     );

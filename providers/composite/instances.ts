@@ -15,8 +15,9 @@
 import type { Node } from "../../kube/objects.ts";
 import type { BulkInstanceInfo, CallContext, InstanceMetadata, InstancesV2 } from "../cloud.ts";
 import { InstanceNotFoundError, isError, NotImplementedError, wrapError } from "../errors.ts";
+import type { WarningRecorder } from "../kit/warning-events.ts";
 import { schemeOf } from "./config.ts";
-import { NodeWarningReasons, type NodeWarnings } from "./node-warnings.ts";
+import { NodeWarningReasons } from "./node-warnings.ts";
 import { foreignText, type NodePart, routeNode } from "./routing.ts";
 
 /** instanceMetadata for a Node whose provider ID leads to no configured part. */
@@ -27,8 +28,8 @@ export class UnownedNodeError extends Error {
 export interface CompositeInstancesInput {
   /** The Node-serving parts, in the configured order. */
   readonly parts: readonly NodePart[];
-  /** Read on every call: the warnings change once `initialize` gives the composite a Kubernetes client. */
-  readonly warnings: () => NodeWarnings;
+  /** Logged only until `initialize` gives the composite a Kubernetes client, Warning events too after. */
+  readonly warnings: WarningRecorder<Node>;
 }
 
 type Question = "instanceExists" | "instanceShutdown" | "instanceMetadata";
@@ -54,7 +55,7 @@ export function createCompositeInstances({ parts, warnings }: CompositeInstances
       if (isError(err, InstanceNotFoundError) || isError(err, NotImplementedError)) throw err;
       if (q !== "instanceMetadata") {
         const text = err instanceof Error ? err.message : String(err);
-        warnings().warn(
+        warnings.warn(
           node,
           NodeWarningReasons.unavailable,
           `cannot ask provider "${part.name}" about this node (${text}); the node is kept as it is until it answers`,
@@ -66,7 +67,7 @@ export function createCompositeInstances({ parts, warnings }: CompositeInstances
 
   function warnForeign(node: Node, providerID: string, scheme: string | undefined): void {
     const text = `${foreignText(parts, providerID, scheme)}; the node is kept, never deleted or tainted`;
-    warnings().warn(node, NodeWarningReasons.unowned, text);
+    warnings.warn(node, NodeWarningReasons.unowned, text);
   }
 
   /** The first part, in order, whose instance answers for this Node without a provider ID; undefined if none. */
@@ -74,7 +75,7 @@ export function createCompositeInstances({ parts, warnings }: CompositeInstances
     for (const part of parts) {
       if (await ask(part, "instanceExists", node, () => part.instances.instanceExists(ctx, node))) return part;
     }
-    warnings().warn(
+    warnings.warn(
       node,
       NodeWarningReasons.unowned,
       `no configured provider (${parts.map((p) => p.name).join(", ")}) has an instance for this node; the node is kept, never deleted or tainted`,

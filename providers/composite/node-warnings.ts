@@ -1,13 +1,7 @@
 /**
- * Warning events on Nodes the composite keeps instead of letting the framework delete or taint them (a part that
- * cannot be reached, a Node no part owns). They go through the framework's recorder: never blocking, and a repeat
- * within ten minutes counted on the event already written, so the lifecycle monitor asking every few seconds
- * leaves one event. The log line is written once per distinct warning for the same reason.
+ * The reasons of the Warning events on Nodes the composite keeps instead of letting the framework delete or taint
+ * them (a part that cannot be reached, a Node no part owns), written through the runtime handle's recorder.
  */
-import { Resources } from "../../kube/client-types.ts";
-import type { Node } from "../../kube/objects.ts";
-import type { ProviderRuntime } from "../cloud.ts";
-import { createWarningEvents } from "../kit/warning-events.ts";
 
 export const NodeWarningReasons = {
   /** The part that owns the Node (or that must be asked first) failed to answer. */
@@ -17,31 +11,3 @@ export const NodeWarningReasons = {
 } as const;
 
 export type NodeWarningReason = (typeof NodeWarningReasons)[keyof typeof NodeWarningReasons];
-
-export interface NodeWarnings {
-  /** Queues a Warning event on `node`; never throws, never waits. */
-  warn(node: Node, reason: NodeWarningReason, message: string): void;
-}
-
-/** Until `initialize` gives the composite a Kubernetes client (unit tests, `doctor`): nothing is written. */
-export const silentNodeWarnings: NodeWarnings = { warn() {} };
-
-const MAX_REMEMBERED = 4096;
-
-export function createNodeWarnings(runtime: Pick<ProviderRuntime, "kube" | "logger" | "signal">): NodeWarnings {
-  const { kube, logger, signal } = runtime;
-  const events = createWarningEvents({ kube, logger, signal, component: "composite-cloud-provider" });
-  const logged = new Set<string>();
-  return {
-    warn(node, reason, message) {
-      const name = node.metadata?.name ?? "";
-      const key = `${name}\n${reason}\n${message}`;
-      if (!logged.has(key)) {
-        if (logged.size >= MAX_REMEMBERED) logged.clear();
-        logged.add(key);
-        runtime.logger.warn(`Node ${name}: ${message}`);
-      }
-      events.warn(Resources.nodes, node, reason, message);
-    },
-  };
-}

@@ -1,16 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "../../config/errors.ts";
 import { FakeCloud } from "../fake/fake-cloud.ts";
-import { createMetalProvider } from "../metal/provider.ts";
+import { metal } from "../metal/provider.ts";
 import { ProviderRegistry } from "../registry.ts";
-import { createSandboxProvider } from "../sandbox/provider.ts";
+import { sandbox as sandboxDefinition } from "../sandbox/provider.ts";
 import { rejection } from "../testing.ts";
 import { buildParts } from "./parts.ts";
 
 function registry(): ProviderRegistry {
   const r = new ProviderRegistry();
-  r.register("sandbox", (input) => createSandboxProvider(input));
-  r.register("metal", (input) => createMetalProvider(input));
+  r.register(sandboxDefinition.name, sandboxDefinition.factory);
+  r.register("metal", (input) => metal.factory(input));
   r.register("legacy", () => Object.assign(new FakeCloud(), { provider: "legacy" }));
   r.register("liar", () => new FakeCloud());
   return r;

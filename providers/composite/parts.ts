@@ -94,6 +94,9 @@ async function buildPart(
       configSource: `${where} ${at}.config`,
       env: input.env,
       ...(input.metrics && { metrics: input.metrics }),
+      ...(input.logger && { logger: input.logger }),
+      ...(input.now && { now: input.now }),
+      ...(input.readFile && { readFile: input.readFile }),
     });
   } catch (err) {
     if (err instanceof ConfigError) {

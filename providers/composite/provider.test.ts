@@ -6,10 +6,11 @@ import { EmulatorKubeClient } from "../../platform/testing/emulator-client.ts";
 import { captureLogger } from "../../platform/testing/logger.ts";
 import type { CloudProvider, RateLimit } from "../cloud.ts";
 import { FakeCloud } from "../fake/fake-cloud.ts";
+import { ProviderRegistry } from "../registry.ts";
 import { testProviderRuntime } from "../runtime.ts";
 import { rejection } from "../testing.ts";
 import type { Part } from "./parts.ts";
-import { combinedRateLimit, createCompositeProvider, isCompositeProvider } from "./provider.ts";
+import { combinedRateLimit, compositeDefinition, createCompositeProvider, isCompositeProvider } from "./provider.ts";
 
 function fake(name: string, tweak: (c: FakeCloud) => void = () => {}): FakeCloud {
   const c = Object.assign(new FakeCloud(), { provider: name, enableInstancesV2: true });
@@ -106,7 +107,13 @@ describe("composite provider", () => {
   test("after initialize, a Node no part owns gets a Warning event saying why it is kept", async () => {
     const client = new EmulatorKubeClient();
     const term = new AbortController();
-    const composite = createCompositeProvider({}, [part(fake("a"))]);
+    const registry = new ProviderRegistry();
+    registry.register("a", () => fake("a"));
+    const composite = await compositeDefinition(registry).build({
+      config: "providers:\n  - { name: a }\n",
+      configSource: "test",
+      env: {},
+    });
     await composite.initialize!(testProviderRuntime(client, term.signal, captureLogger().logger));
     const stray = { metadata: { name: "hw-1", uid: "u1" }, spec: { providerID: "hrobot://1" } };
     expect(await composite.instancesV2!.instanceExists({ signal: term.signal }, stray)).toBe(true);

@@ -3,10 +3,11 @@
  * to (instances.ts); load balancers and routes by the part the cloud-config names for each; the switches combine.
  */
 import type { Node } from "../../kube/objects.ts";
-import type { CloudProvider, ProviderFactory, ProviderRuntime, RateLimit } from "../cloud.ts";
+import type { CloudProvider, ProviderRuntime, RateLimit } from "../cloud.ts";
+import { defineProvider } from "../kit/define-provider.ts";
+import type { WarningRecorder } from "../kit/warning-events.ts";
 import type { CompositeConfig } from "./config.ts";
 import { createCompositeInstances } from "./instances.ts";
-import { createNodeWarnings, type NodeWarnings, silentNodeWarnings } from "./node-warnings.ts";
 import { buildParts, compositeProviderName, type Part, type PartFactories } from "./parts.ts";
 import { describeRoute, type NodePart } from "./routing.ts";
 
@@ -21,12 +22,20 @@ export function isCompositeProvider(provider: CloudProvider): provider is Compos
   return provider.providerName === compositeProviderName && Array.isArray((provider as CompositeProvider).parts);
 }
 
-/** The registered factory: builds every part through `factories` (the registry). */
-export function compositeFactory(factories: PartFactories): ProviderFactory {
-  return async (input) => {
-    const { config, parts } = await buildParts(factories, input);
-    return createCompositeProvider(config, parts);
-  };
+/**
+ * The composite's declaration over `factories` (the registry). Its settings are its parts': `create` builds each
+ * part through its own registered factory from its entry in the cloud-config (buildParts), so every problem of the
+ * file and of every part is one `ConfigError`. The parts get the manager's logger and metrics as the composite does.
+ */
+export function compositeDefinition(factories: PartFactories) {
+  return defineProvider({
+    name: compositeProviderName,
+    settings: { read: () => ({ value: undefined }) },
+    async create(ctx) {
+      const { config, parts } = await buildParts(factories, ctx.input);
+      return createCompositeProvider(config, parts, { warnings: ctx.runtime.nodeWarnings });
+    },
+  });
 }
 
 /**
@@ -46,15 +55,15 @@ export function combinedRateLimit(parts: readonly Part[]): RateLimit | undefined
 export function createCompositeProvider(
   config: Pick<CompositeConfig, "loadBalancer" | "routes">,
   parts: readonly Part[],
+  /** Warnings about the Nodes it keeps: the runtime handle's (events once initialized); default none. */
+  { warnings = { warn() {} } }: { readonly warnings?: WarningRecorder<Node> } = {},
 ): CompositeProvider {
-  let warnings: NodeWarnings = silentNodeWarnings;
   const nodeParts: NodePart[] = parts
     .filter((p) => p.servesNodes && p.provider.instancesV2)
     .map((p) => ({ name: p.name, schemes: p.schemes, instances: p.provider.instancesV2! }));
   const byName = (name: string | undefined) => parts.find((p) => p.name === name)?.provider;
 
   async function initialize(runtime: ProviderRuntime): Promise<void> {
-    warnings = createNodeWarnings(runtime);
     await Promise.all(
       parts.map(async (part) => {
         try {
@@ -74,8 +83,7 @@ export function createCompositeProvider(
     ownerOf: (node) => describeRoute(nodeParts, node),
     hasClusterID: () => parts.every((p) => p.provider.hasClusterID()),
     initialize,
-    instancesV2:
-      nodeParts.length > 0 ? createCompositeInstances({ parts: nodeParts, warnings: () => warnings }) : undefined,
+    instancesV2: nodeParts.length > 0 ? createCompositeInstances({ parts: nodeParts, warnings }) : undefined,
     loadBalancer: byName(config.loadBalancer)?.loadBalancer,
     routes: byName(config.routes)?.routes,
     rateLimit: combinedRateLimit(parts),

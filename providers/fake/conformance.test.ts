@@ -7,16 +7,16 @@ import type { NodeAddress } from "../../kube/objects.ts";
 import { defaultLoadBalancerName } from "../cloud.ts";
 import { runConformance } from "../conformance/suite.ts";
 import { InstanceNotFoundError } from "../errors.ts";
-import { FakeCloud } from "./fake-cloud.ts";
+import { fake } from "./index.ts";
 
 const globalAnswers = "the fake answers existence and power state from one global field, not per machine";
 
 await runConformance({
-  name: "fake",
+  name: fake.name,
   maxLoadBalancerNameLength: 32,
-  setup() {
-    const cloud = new FakeCloud();
-    cloud.enableInstancesV2 = true;
+  async setup() {
+    // The registered fake (InstancesV2 on), programmed for the suite.
+    const cloud = await fake.build({ config: undefined, configSource: undefined, env: {} });
     cloud.enableBulk = true;
     cloud.rateLimit = { qps: 10, burst: 20 };
     cloud.externalIP = "192.0.2.10";

@@ -16,14 +16,14 @@
  * `ConfigError` naming each variable; secrets never appear in it. An empty value counts as unset.
  */
 import * as v from "valibot";
-import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
+import { ConfigError } from "../../config/errors.ts";
 import { issuesOf } from "../../config/validate.ts";
 import { tryParseCIDR } from "../../net/cidr.ts";
 import { parseCloudConfig } from "../config.ts";
 import { parseDuration } from "../kit/duration.ts";
+import { describedIssue, gatherSettings, type NamedSettings, type Setting } from "../kit/named-settings.ts";
 import { hcloudRateLimit } from "./api/client.ts";
 import { defaultRobotEndpoint } from "./api/robot.ts";
-import { gatherSettings, type Setting, secretNames } from "./config-sources.ts";
 
 const source = "the hcloud configuration (environment and cloud-config)";
 const GO_BOOL: Record<string, boolean> = { 1: true, t: true, T: true, TRUE: true, true: true, True: true };
@@ -171,6 +171,17 @@ const entries = {
 /** The variable names, in the order above: what the environment and a cloud-config may set. */
 export const hcloudSettingNames = Object.keys(entries) as (keyof typeof entries)[];
 
+/** The sources' rules: hccm's names, its secrets, and what other Hetzner tools put in the same environment. */
+export const hcloudNamedSettings: NamedSettings = {
+  provider: "hcloud",
+  known: hcloudSettingNames,
+  secrets: ["HCLOUD_TOKEN", "ROBOT_USER", "ROBOT_PASSWORD"],
+  prefix: /^(HCLOUD|ROBOT)_/,
+  // The `hcloud` CLI's and hcloud-go's own variables.
+  foreign: ["HCLOUD_CONTEXT", "HCLOUD_CONFIG", "HCLOUD_POLL_INTERVAL", "HCLOUD_QUIET"],
+  fileKeys: "keys are hccm's environment variable names",
+};
+
 type Flat = v.InferOutput<v.ObjectSchema<typeof entries, undefined>>;
 
 /** hccm's `Validate`: what no single variable shows. Paths name the variable to change. */
@@ -300,14 +311,16 @@ export async function readHcloudConfig(input: ReadHcloudConfigInput): Promise<Hc
           input.configSource ?? "the hcloud cloud-config",
         );
   const { settings, issues } = await gatherSettings({
+    ...hcloudNamedSettings,
     env: input.env,
     file,
-    known: hcloudSettingNames,
     readFile: input.readFile,
   });
   const flat = Object.fromEntries([...settings].map(([key, s]) => [key, s.value]));
   const result = v.safeParse(hcloudConfigSchema, flat, { abortEarly: false });
-  const found = result.success ? [] : issuesOf(result.issues).map((i) => described(i, settings));
+  const found = result.success
+    ? []
+    : issuesOf(result.issues).map((i) => describedIssue(i, settings, hcloudNamedSettings.secrets));
   // valibot checks across variables only once each is valid; a partial reading shows the rest of the problems now.
   if (!result.success) found.push(...crossIssues(partialReading(flat)));
   const all = [...issues];
@@ -330,16 +343,6 @@ function partialReading(flat: Readonly<Record<string, string>>): Flat {
 
 function isMapping(x: unknown): boolean {
   return typeof x === "object" && x !== null && !Array.isArray(x);
-}
-
-/** A value's problem says what was given (unless it is a secret) and where, when that was the cloud-config. */
-function described(issue: ConfigIssue, settings: ReadonlyMap<string, Setting>): ConfigIssue {
-  const setting = settings.get(issue.path);
-  if (!setting) return issue;
-  const secret = (secretNames as readonly string[]).includes(issue.path);
-  const given = !secret && issue.message.startsWith("must") ? `is ${JSON.stringify(setting.value)}; ` : "";
-  const where = setting.from === "cloud-config" ? " (set in the cloud-config)" : "";
-  return { path: issue.path, message: `${given}${issue.message}${where}` };
 }
 
 function warningsOf(c: HcloudConfig, settings: ReadonlyMap<string, Setting>): string[] {

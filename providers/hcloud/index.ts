@@ -4,10 +4,10 @@
  * its only side effect.
  */
 import { registerCloudProvider } from "../registry.ts";
-import { createHcloudProvider, hcloudProviderName } from "./provider.ts";
+import { hcloud } from "./provider.ts";
 
-registerCloudProvider(hcloudProviderName, (input) => createHcloudProvider(input));
+registerCloudProvider(hcloud.name, hcloud.factory);
 
 export { type HcloudConfig, readHcloudConfig } from "./config.ts";
-export { createHcloudProvider, hcloudProvider, hcloudProviderName } from "./provider.ts";
+export { hcloud, hcloudProvider, hcloudProviderName, hcloudSettings } from "./provider.ts";
 export { formatCloudProviderID, formatRobotProviderID, parseProviderID } from "./provider-id.ts";

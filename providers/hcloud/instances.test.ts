@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import type { Node } from "../../kube/objects.ts";
 import { createServer as createServerInWorld } from "../../sandbox/hcloud/state/servers.ts";
 import { createServer } from "../../sandbox/hcloud/testing.ts";
 import { InstanceNotFoundError } from "../errors.ts";
+import type { WarningRecorder } from "../kit/warning-events.ts";
 import { rejection } from "../testing.ts";
 import { createHcloudTransport } from "./api/client.ts";
 import { HcloudServers } from "./api/servers.ts";
-import type { NodeWarnings } from "./node-warnings.ts";
 import { addresses, cluster, type Emulators, instancesOn, node, providerID, startEmulators } from "./testing.ts";
 
 const ctx = { signal: new AbortController().signal };
@@ -145,7 +146,7 @@ describe("Robot servers (ROBOT_ENABLED)", () => {
   describe("hccm's Warning events on Robot Nodes", () => {
     const warned = () => {
       const seen: string[] = [];
-      const warnings: NodeWarnings = {
+      const warnings: WarningRecorder<Node> = {
         warn: (n, reason, message) => void seen.push(`${n.metadata?.name} ${reason}: ${message}`),
       };
       return { seen, warnings };

@@ -13,15 +13,17 @@
  * it, Robot's list once; Nodes it cannot answer for are left out of its map for the one-by-one path to explain.
  */
 import type { ConsolaInstance } from "consola";
+import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import type { BulkInstanceInfo, CallContext, InstanceMetadata, InstancesV2 } from "../cloud.ts";
 import { InstanceNotFoundError, wrapError } from "../errors.ts";
+import { loggedWarnings, type WarningRecorder } from "../kit/warning-events.ts";
 import type { RobotApi, RobotServer } from "./api/robot.ts";
 import type { CloudServer, HcloudServersApi } from "./api/servers.ts";
 import type { HcloudConfig } from "./config.ts";
 import { cloudMetadata, robotMetadata } from "./metadata.ts";
 import type { NetworkRef } from "./network.ts";
-import { logOnly, type NodeWarnings, RobotNodeReasons } from "./node-warnings.ts";
+import { RobotNodeReasons } from "./node-warnings.ts";
 import { parseProviderID } from "./provider-id.ts";
 
 export interface InstancesDeps {
@@ -35,7 +37,7 @@ export interface InstancesDeps {
   };
   readonly logger?: ConsolaInstance | undefined;
   /** hccm's Warning events on Robot Nodes; default the log alone. */
-  readonly warnings?: NodeWarnings | undefined;
+  readonly warnings?: WarningRecorder<Node> | undefined;
 }
 
 export type Found =
@@ -52,7 +54,7 @@ interface Listings {
 
 export function createInstances(deps: InstancesDeps) {
   const { servers, robot, config, logger } = deps;
-  const warnings = deps.warnings ?? logOnly(logger);
+  const warnings = deps.warnings ?? loggedWarnings<Node>(Resources.nodes, logger);
 
   function robotApi(node: Node): RobotApi {
     if (robot) return robot;

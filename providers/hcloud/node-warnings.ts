@@ -1,14 +1,7 @@
 /**
- * hccm's Warning events on Robot Nodes, with its reasons, through the framework's event recorder (never blocking; a
- * repeat within ten minutes counted on the event already written, so a finding made on every metadata refresh
- * stays one event). Each is logged as a warning too, as hccm does. Until `initialize` hands over a Kubernetes client
- * (`doctor`, tests), `logOnly` says them in the log alone.
+ * hccm's reasons for its Warning events on Robot Nodes. The events go through the provider's runtime handle
+ * (kit/runtime-handle.ts): logged too, as hccm does, and only logged until `initialize` hands over a client.
  */
-import type { ConsolaInstance } from "consola";
-import { Resources } from "../../kube/client-types.ts";
-import type { Node } from "../../kube/objects.ts";
-import type { ProviderRuntime } from "../cloud.ts";
-import { createWarningEvents } from "../kit/warning-events.ts";
 
 export const RobotNodeReasons = {
   /** One of the kubelet's InternalIPs is not forwarded: of the other family, or already an ExternalIP. */
@@ -18,31 +11,3 @@ export const RobotNodeReasons = {
 } as const;
 
 export type RobotNodeReason = (typeof RobotNodeReasons)[keyof typeof RobotNodeReasons];
-
-export interface NodeWarnings {
-  /** Queues a Warning event on `node` and logs it; never throws, never waits. */
-  warn(node: Node, reason: RobotNodeReason, message: string): void;
-}
-
-const describe = (node: Node) => `node "${node.metadata?.name ?? "(unnamed)"}"`;
-
-export const logOnly = (logger: ConsolaInstance | undefined): NodeWarnings => ({
-  warn: (node, _reason, message) => logger?.warn(`${describe(node)}: ${message}`),
-});
-
-export interface NodeWarningsOptions extends Pick<ProviderRuntime, "kube" | "logger" | "signal"> {
-  /** The events' `source.component`. */
-  readonly component: string;
-  readonly now?: () => number;
-}
-
-export function createNodeWarnings(options: NodeWarningsOptions): NodeWarnings {
-  const events = createWarningEvents(options);
-  const log = logOnly(options.logger);
-  return {
-    warn(node, reason, message) {
-      log.warn(node, reason, message);
-      events.warn(Resources.nodes, node, reason, message);
-    },
-  };
-}

@@ -11,6 +11,7 @@
  * repeated prefix or an ID of 0 is refused here, since no Hetzner server has such an ID. Leading zeros are read
  * (hccm reads them), and the ID formats back without them.
  */
+import { ProviderIDError } from "../kit/provider-id.ts";
 
 export const cloudScheme = "hcloud";
 export const robotScheme = "hrobot";
@@ -22,10 +23,6 @@ const DIGITS = /^[0-9]+$/;
 export type ParsedProviderID =
   | { readonly kind: "cloud"; readonly id: number }
   | { readonly kind: "robot"; readonly number: number; readonly legacy: boolean };
-
-export class ProviderIDError extends Error {
-  override readonly name = "ProviderIDError";
-}
 
 /** Any accepted form; throws `ProviderIDError` saying what is wrong. */
 export function parseProviderID(providerID: string): ParsedProviderID {

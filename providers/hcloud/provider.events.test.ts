@@ -12,7 +12,7 @@ import { captureLogger } from "../../platform/testing/logger.ts";
 import { TOKEN } from "../../sandbox/hcloud/testing.ts";
 import { testProviderRuntime } from "../runtime.ts";
 import { service, startLB } from "./lb/testing.ts";
-import { createHcloudProvider } from "./provider.ts";
+import { hcloud } from "./provider.ts";
 import { addresses, node, providerID, ROBOT_PASSWORD, ROBOT_USER, startEmulators } from "./testing.ts";
 
 const term = new AbortController();
@@ -28,7 +28,7 @@ test("after initialize, Robot findings are Warning events on the Node and type f
   const w = await startLB(e);
   const renamed = e.robot.state.addServer({ name: "other-cluster-7" });
   const kept = e.robot.state.addServer({ name: "bm-1" });
-  const provider = await createHcloudProvider(
+  const provider = await hcloud.build(
     {
       env: {
         HCLOUD_TOKEN: TOKEN,

@@ -8,7 +8,7 @@ import { ProviderRegistry } from "../registry.ts";
 import { rejection } from "../testing.ts";
 import { hcloudConfigSchema } from "./config.ts";
 import { A, service, startLB } from "./lb/testing.ts";
-import { createHcloudProvider, relayLogger, withoutEffect } from "./provider.ts";
+import { hcloud, withoutEffect } from "./provider.ts";
 import { cluster, startEmulators } from "./testing.ts";
 
 const ctx: CallContext = { signal: new AbortController().signal };
@@ -25,7 +25,7 @@ function emulator() {
 }
 
 const build = (env: Record<string, string>, config?: string): Promise<CloudProvider> =>
-  createHcloudProvider(
+  hcloud.build(
     {
       env,
       config,
@@ -86,7 +86,7 @@ describe("bad settings are one error naming each variable", () => {
 
   test("through the registry, the error says which provider failed", async () => {
     const registry = new ProviderRegistry();
-    registry.register("hcloud", (input) => createHcloudProvider(input));
+    registry.register("hcloud", (input) => hcloud.factory(input));
     const err = await rejection(() => registry.init("hcloud", undefined, { HCLOUD_NETWORK: "k8s" }));
     expect(err.message).toContain('could not init cloud provider "hcloud"');
     expect(err.message).toContain("HCLOUD_TOKEN");
@@ -125,7 +125,7 @@ describe("verifyAccess (doctor) checks the token and the network", () => {
         status: 503,
         headers: { "content-type": "application/json" },
       })) as unknown as typeof fetch;
-    const p = await createHcloudProvider(
+    const p = await hcloud.build(
       { env: base, config: undefined, configSource: undefined, metrics: new Registry() },
       { retry: { maxRetries: 0 }, fetch: failing },
     );
@@ -141,18 +141,18 @@ describe("verifyAccess (doctor) checks the token and the network", () => {
   });
 });
 
-test("the clients' logger says nothing until the manager's is attached, then forwards every level to it", () => {
-  const relay = relayLogger();
+test("the clients log through the manager's logger from construction on, tagged hcloud", async () => {
   const lines: string[] = [];
-  const target = createConsola({
+  const logger = createConsola({
     level: 5,
-    reporters: [{ log: (l) => void lines.push(`${l.type} ${l.args.join(" ")}`) }],
+    reporters: [{ log: (l) => void lines.push(`${l.type} ${l.tag} ${l.args.join(" ")}`) }],
   });
-  relay.logger.info("before");
-  relay.attach(target);
-  relay.logger.debug("hcloud/api.listServers: retrying after 503");
-  relay.logger.warn("careful");
-  expect(lines).toEqual(["debug hcloud/api.listServers: retrying after 503", "warn careful"]);
+  const p = await hcloud.build(
+    { env: { ...base, HCLOUD_DEBUG: "true" }, config: undefined, configSource: undefined, logger },
+    { retry: { maxRetries: 0 } },
+  );
+  await rejection(() => p.verifyAccess!(ctx));
+  expect(lines.some((l) => l.startsWith("info hcloud ") && l.includes("/locations"))).toBe(true);
 });
 
 test.each([

@@ -10,15 +10,17 @@
  * the token works and `HCLOUD_NETWORK` exists, so a wrong one stops the manager with the variable named instead of
  * failing every lookup later. The factory itself calls no API: `doctor` builds it and asks `verifyAccess`.
  */
-import { readFile as readFileFromDisk } from "node:fs/promises";
-import { type ConsolaInstance, createConsola } from "consola";
+import type { ConsolaInstance } from "consola";
 import * as v from "valibot";
+import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
-import type { CallContext, CloudProvider, ProviderFactoryInput, ProviderRuntime } from "../cloud.ts";
+import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
 import { findInCauseChain } from "../errors.ts";
-import { createServiceWarnings, type ServiceWarnings } from "../kit/annotations/warnings.ts";
+import { defineProvider } from "../kit/define-provider.ts";
 import { CloudApiError } from "../kit/http/errors.ts";
-import type { RetryPolicy } from "../kit/http/retry-policy.ts";
+import type { RuntimeHandle } from "../kit/runtime-handle.ts";
+import type { ProviderSettings } from "../kit/settings.ts";
+import { loggedWarnings } from "../kit/warning-events.ts";
 import { HcloudCertificates } from "./api/certificates.ts";
 import { createHcloudTransport, type HcloudTransport } from "./api/client.ts";
 import { HcloudLoadBalancers } from "./api/load-balancers.ts";
@@ -29,7 +31,6 @@ import { type HcloudConfig, readHcloudConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createHcloudLoadBalancer } from "./load-balancers.ts";
 import { type NetworkRef, networkRef } from "./network.ts";
-import { createNodeWarnings, logOnly, type NodeWarnings } from "./node-warnings.ts";
 import { cachedRobot } from "./robot-cache.ts";
 import { createRoutes } from "./routes.ts";
 import { cachedServers } from "./server-cache.ts";
@@ -39,55 +40,48 @@ export const hcloudProviderName = "hcloud";
 /** The `source.component` of the provider's own events: hccm's. */
 export const hcloudEventsComponent = "hcloud-cloud-controller-manager";
 
-export interface HcloudProviderDeps {
-  /** For the `*_FILE` settings; default the disk. */
-  readonly readFile?: (path: string) => Promise<string>;
-  readonly fetch?: typeof fetch;
-  readonly retry?: Partial<RetryPolicy>;
-  readonly now?: () => number;
-}
+/** hccm's environment (and `--cloud-config`), read by the kit: typo hints, `*_FILE` secrets, redaction. */
+export const hcloudSettings: ProviderSettings<HcloudConfig> = {
+  async read(input) {
+    const { config, warnings } = await readHcloudConfig(input);
+    return { value: config, warnings: [...warnings, ...withoutEffect(config)] };
+  },
+};
 
-/** The registered factory: every problem of the settings is one `ConfigError` naming each variable. */
-export async function createHcloudProvider(
-  input: ProviderFactoryInput,
-  deps: HcloudProviderDeps = {},
-): Promise<CloudProvider> {
-  const { config, warnings } = await readHcloudConfig({
-    env: input.env,
-    config: input.config,
-    configSource: input.configSource,
-    readFile: deps.readFile ?? ((path) => readFileFromDisk(path, "utf8")),
-  });
-  const relay = relayLogger();
-  const tuning = {
-    metrics: input.metrics,
-    logger: relay.logger,
-    ...(deps.fetch && { fetch: deps.fetch }),
-    ...(deps.retry && { retry: deps.retry }),
-    ...(deps.now && { now: deps.now }),
-  };
-  const transport = createHcloudTransport({
-    token: config.token,
-    endpoint: config.endpoint,
-    debug: config.debug,
-    rateLimit: config.rateLimit,
-    ...tuning,
-  });
-  const credentials = config.robot.enabled ? config.robot.credentials : undefined;
-  const robot = credentials
-    ? cachedRobot(
-        new RobotHttpApi({
-          ...credentials,
-          endpoint: config.robot.endpoint,
-          rateLimitWaitMs: config.robot.rateLimitWaitMs,
-          ...tuning,
-        }),
-        config.robot.cacheTimeoutMs,
-        deps.now ?? Date.now,
-      )
-    : undefined;
-  return hcloudProvider({ config, warnings: [...warnings, ...withoutEffect(config)], transport, robot, relay });
-}
+/** The hcloud provider's declaration: every problem of the settings is one `ConfigError` naming each variable. */
+export const hcloud = defineProvider({
+  name: hcloudProviderName,
+  settings: hcloudSettings,
+  // HCLOUD_RATE_LIMIT_QPS and _BURST; Hetzner's budget by default.
+  rateLimit: (config) => config.rateLimit,
+  // hccm's recorder's component, so its users' event queries keep matching.
+  eventsComponent: hcloudEventsComponent,
+  create(ctx) {
+    const config = ctx.settings;
+    const transport = createHcloudTransport({
+      ...ctx.http,
+      token: config.token,
+      endpoint: config.endpoint,
+      debug: config.debug,
+    });
+    const credentials = config.robot.enabled ? config.robot.credentials : undefined;
+    // Robot keeps its own limits (ROBOT_RATE_LIMIT_WAIT_TIME), not the Cloud API's declared one.
+    const { rateLimit: _cloudLimit, ...tuning } = ctx.http;
+    const robot = credentials
+      ? cachedRobot(
+          new RobotHttpApi({
+            ...tuning,
+            ...credentials,
+            endpoint: config.robot.endpoint,
+            rateLimitWaitMs: config.robot.rateLimitWaitMs,
+          }),
+          config.robot.cacheTimeoutMs,
+          ctx.clock.now,
+        )
+      : undefined;
+    return hcloudProvider({ config, transport, robot, logger: ctx.logger, runtime: ctx.runtime });
+  },
+});
 
 /** hccm's settings that this manager accepts but does otherwise, said once at start so a migration hears of them. */
 export function withoutEffect(config: HcloudConfig): string[] {
@@ -102,37 +96,12 @@ export function withoutEffect(config: HcloudConfig): string[] {
 
 export interface HcloudParts {
   readonly config: HcloudConfig;
-  /** hccm's warnings about the settings, logged when the provider starts. */
-  readonly warnings?: readonly string[];
   readonly transport: HcloudTransport;
   /** Present when `ROBOT_ENABLED` with credentials. */
   readonly robot?: RobotApi | undefined;
-  /** The logger the transport and clients were given; default a new one. */
-  readonly relay?: RelayLogger | undefined;
-}
-
-/**
- * The clients are built before the manager hands over its logger (in `initialize`): they log through this one,
- * which forwards to it once attached (and drops what is said before, when nothing would print it anyway). The
- * manager's logger does the level filtering (`--v`): the kit's retries and waits are debug lines.
- */
-export interface RelayLogger {
-  readonly logger: ConsolaInstance;
-  attach(target: ConsolaInstance): void;
-}
-
-export function relayLogger(): RelayLogger {
-  let target: ConsolaInstance | undefined;
-  const logger = createConsola({
-    level: 5,
-    reporters: [{ log: (l) => target?.[l.type as "info"]?.(...(l.args as [string])) }],
-  });
-  return {
-    logger,
-    attach(t) {
-      target = t;
-    },
-  };
+  readonly logger?: ConsolaInstance | undefined;
+  /** The Node cache and Warning events, once the manager initializes the provider; without it (tests) log only. */
+  readonly runtime?: RuntimeHandle | undefined;
 }
 
 /** The provider over a transport (the factory's, or a test's on the emulator). */
@@ -142,20 +111,13 @@ export function hcloudProvider(parts: HcloudParts) {
   const networks = new HcloudNetworks(transport);
   const network: NetworkRef | undefined =
     config.network === undefined ? undefined : networkRef(networks, config.network);
-  let runtime:
-    | { node: (name: string) => Node | undefined; warnings: ServiceWarnings; nodeWarnings: NodeWarnings }
-    | undefined;
-  const relay = parts.relay ?? relayLogger();
-  const { logger } = relay;
-  const nodeWarnings: NodeWarnings = {
-    warn: (node, reason, message) => (runtime?.nodeWarnings ?? logOnly(logger)).warn(node, reason, message),
-  };
+  const { logger, runtime } = parts;
+  const nodeWarnings = runtime?.nodeWarnings ?? loggedWarnings<Node>(Resources.nodes, logger);
+  const node = (name: string) => runtime?.current()?.informers.nodes().get(name);
 
   const instancesV2 = createInstances({ servers, robot, network, config, logger, warnings: nodeWarnings });
   const routes =
-    config.routesEnabled && network
-      ? createRoutes({ servers, networks, network, node: (name) => runtime?.node(name), logger })
-      : undefined;
+    config.routesEnabled && network ? createRoutes({ servers, networks, network, node, logger }) : undefined;
   const loadBalancer = config.loadBalancers.enabled
     ? createHcloudLoadBalancer({
         lbs: new HcloudLoadBalancers(transport),
@@ -164,7 +126,7 @@ export function hcloudProvider(parts: HcloudParts) {
         robot,
         config,
         logger,
-        warn: (service, reason, message) => runtime?.warnings.warn(service, reason, message),
+        warn: (service, reason, message) => runtime?.serviceWarnings.warn(service, reason, message),
         now: transport.now,
       })
     : undefined;
@@ -197,16 +159,8 @@ export function hcloudProvider(parts: HcloudParts) {
     // As hccm: hcloud resources carry no cluster tag, so hccm's manifests pass --allow-untagged-cloud.
     hasClusterID: () => false,
     async initialize(ctx: ProviderRuntime) {
-      const nodes = ctx.informers.nodes();
-      // hccm's recorder's component, so its users' event queries keep matching.
-      const events = { kube: ctx.kube, logger: ctx.logger, signal: ctx.signal, component: hcloudEventsComponent };
-      relay.attach(ctx.logger);
-      runtime = {
-        node: (name) => nodes.get(name),
-        warnings: createServiceWarnings(events),
-        nodeWarnings: createNodeWarnings(events),
-      };
-      for (const warning of parts.warnings ?? []) ctx.logger.warn(warning);
+      // The routes read Nodes from the controllers' own cache; asked for here, before it starts.
+      ctx.informers.nodes();
       await checkAccess({ signal: ctx.signal });
       const capabilities = [
         "instances",

@@ -6,6 +6,7 @@ import { Registry } from "prom-client";
 import type { Node, NodeAddress } from "../../kube/objects.ts";
 import { createNetwork, createServer, type Harness } from "../../sandbox/hcloud/testing.ts";
 import { type RobotEmulator, startRobotEmulator } from "../../sandbox/hrobot/server.ts";
+import type { WarningRecorder } from "../kit/warning-events.ts";
 import { HcloudNetworks } from "./api/networks.ts";
 import { type RobotApi, RobotHttpApi } from "./api/robot.ts";
 import { HcloudServers } from "./api/servers.ts";
@@ -13,7 +14,6 @@ import { type ApiHarness, startApiHarness } from "./api/testing.ts";
 import type { AddressFamily } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { type NetworkRef, networkRef } from "./network.ts";
-import type { NodeWarnings } from "./node-warnings.ts";
 
 export const ROBOT_USER = "#ws+k8s";
 export const ROBOT_PASSWORD = "robot-password-for-tests";
@@ -57,7 +57,7 @@ export interface InstancesSetup {
   readonly zoneLabel?: boolean;
   readonly forwardInternalIPs?: boolean;
   /** Where hccm's Robot Node warnings go; default the log alone. */
-  readonly warnings?: NodeWarnings;
+  readonly warnings?: WarningRecorder<Node>;
 }
 
 export function instancesOn(e: Emulators, o: InstancesSetup = {}) {

@@ -1,5 +1,5 @@
 /**
- * The metal provider against the conformance suite. Its "cloud" is the inventory plus the Kubernetes API:
+ * The shipped metal declaration against the conformance suite, built from a cloud-config as the registry builds it. Its "cloud" is the inventory plus the Kubernetes API:
  *
  * - A machine is an entry in the watched inventory ConfigMap of an in-memory Kubernetes API (`EmulatorKubeClient`),
  *   so every arrange step goes through the same watch a running manager uses; `createMachine` resolves once the
@@ -25,8 +25,7 @@ import { runConformance } from "../conformance/suite.ts";
 import type { ArrangedMachine } from "../conformance/types.ts";
 import { testProviderRuntime } from "../runtime.ts";
 import { readRecord } from "./annotations.ts";
-import { parseMetalConfig } from "./config.ts";
-import { metalProvider } from "./provider.ts";
+import { metal } from "./provider.ts";
 
 const inventoryRef = { namespace: "kube-system", name: "metal-inventory" };
 
@@ -97,7 +96,7 @@ await runConformance<MetalMachine>({
   async setup() {
     const client = new EmulatorKubeClient();
     client.seed(Resources.configMaps, { metadata: { ...inventoryRef }, data: {} } satisfies ConfigMap);
-    const provider = metalProvider(parseMetalConfig(cloudConfig, "conformance"));
+    const provider = await metal.build({ config: cloudConfig, configSource: "conformance", env: {} });
     const term = new AbortController();
     await provider.initialize(testProviderRuntime(client, term.signal, captureLogger().logger));
     const listeners = new Set<Server>();

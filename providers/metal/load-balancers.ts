@@ -17,7 +17,7 @@ import { isConflict, isNotFound, type KubeClient, Resources } from "../../kube/c
 import type { LoadBalancerStatus, Service } from "../../kube/objects.ts";
 import { defaultLoadBalancerName, type LoadBalancer } from "../cloud.ts";
 import { wrapError } from "../errors.ts";
-import { createServiceWarnings, type ServiceWarnings } from "../kit/annotations/warnings.ts";
+import { createWarningRecorder, type WarningRecorder } from "../kit/warning-events.ts";
 import type { AddressBook, Holder } from "./address-book.ts";
 import { planAllocation, sharingConflict } from "./allocator.ts";
 import {
@@ -60,14 +60,20 @@ export const conflictingRequestReason = "ConflictingAddressRequest";
 
 export function createLoadBalancers(deps: LoadBalancersDeps): LoadBalancer {
   const lock = new KeyedLock();
-  const warnings = new WeakMap<MetalSession, ServiceWarnings>();
+  const warnings = new WeakMap<MetalSession, WarningRecorder<Service>>();
 
   /** The term's warnings: written with its client, stopped when it ends. */
-  function warningsOf(session: MetalSession): ServiceWarnings {
+  function warningsOf(session: MetalSession): WarningRecorder<Service> {
     let w = warnings.get(session);
     if (!w) {
       const { kube, logger, signal } = session;
-      w = createServiceWarnings({ kube, logger, signal, component: "metal-cloud-provider" });
+      w = createWarningRecorder<Service>({
+        kube,
+        logger,
+        signal,
+        component: "metal-cloud-provider",
+        resource: Resources.services,
+      });
       warnings.set(session, w);
     }
     return w;

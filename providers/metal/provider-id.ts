@@ -3,31 +3,17 @@
  * string). Only the canonical form is read back: lower-case scheme, two slashes, a name that is a valid Node name
  * (lower-case letters, digits, `-` and `.`), nothing else.
  */
+import { providerIDScheme } from "../kit/provider-id.ts";
 
-export const providerIDScheme = "metal";
-const prefix = `${providerIDScheme}://`;
-const namePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-export class ProviderIDError extends Error {
-  override readonly name = "ProviderIDError";
-}
+const scheme = providerIDScheme({
+  scheme: "metal",
+  what: "machine name",
+  pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+  maxLength: 253,
+});
 
 /** The machine name in a `metal://<name>` provider ID; throws `ProviderIDError` saying what is wrong. */
-export function parseProviderID(providerID: string): string {
-  if (!providerID.startsWith(prefix)) {
-    throw new ProviderIDError(`provider ID "${providerID}" does not start with "${prefix}"`);
-  }
-  const name = providerID.slice(prefix.length);
-  if (name.length > 253 || !namePattern.test(name)) {
-    throw new ProviderIDError(`provider ID "${providerID}" has no valid machine name after "${prefix}"`);
-  }
-  return name;
-}
+export const parseProviderID = scheme.parse;
 
 /** `metal://<name>`; throws `ProviderIDError` for a name `parseProviderID` would not read back. */
-export function formatProviderID(name: string): string {
-  if (name.length > 253 || !namePattern.test(name)) {
-    throw new ProviderIDError(`machine name "${name}" cannot form a provider ID`);
-  }
-  return `${prefix}${name}`;
-}
+export const formatProviderID = scheme.format;

@@ -11,7 +11,8 @@ import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import { waitForCacheSync } from "../../kube/informer.ts";
 import type { ConfigMap } from "../../kube/objects.ts";
-import type { CloudProvider, ProviderFactoryInput, ProviderRuntime, RateLimit } from "../cloud.ts";
+import type { CloudProvider, ProviderRuntime, RateLimit } from "../cloud.ts";
+import { defineProvider } from "../kit/define-provider.ts";
 import { providerApiMetrics } from "../kit/metrics.ts";
 import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import { AddressBook } from "./address-book.ts";
@@ -44,12 +45,19 @@ export interface MetalProviderDeps {
    * the registry served at /metrics; default a registry of its own.
    */
   readonly metrics?: Registry | undefined;
+  /** The provider's logger from construction on; `initialize` hands over the term's until then. */
+  readonly logger?: ConsolaInstance | undefined;
 }
 
-/** The registered factory: every configuration problem is one `ConfigError`, thrown before anything runs. */
-export function createMetalProvider(input: ProviderFactoryInput, deps: MetalProviderDeps = {}): CloudProvider {
-  return metalProvider(parseMetalConfig(input.config, input.configSource), { metrics: input.metrics, ...deps });
-}
+/** The metal provider's declaration: every configuration problem is one `ConfigError`, thrown before anything runs. */
+export const metal = defineProvider({
+  name: metalProviderName,
+  // Beyond the schema, the file's own text is checked for machines named twice.
+  settings: { read: (input) => ({ value: parseMetalConfig(input.config, input.configSource) }) },
+  rateLimit: metalRateLimit,
+  // The provider's own Warning events say `metal-cloud-provider`, written per term (load-balancers.ts).
+  create: (ctx) => metalProvider(ctx.settings, { metrics: ctx.metrics, logger: ctx.logger }),
+});
 
 const refName = (ref: ConfigMapRef) => `${ref.namespace}/${ref.name}`;
 
@@ -64,7 +72,7 @@ export function metalProvider(config: MetalConfig, deps: MetalProviderDeps = {})
   let pools: PoolSet = basePools;
   const book = new AddressBook();
   let session: MetalSession | undefined;
-  let logger: ConsolaInstance | undefined;
+  let logger: ConsolaInstance | undefined = deps.logger;
 
   const instancesV2 = createInstances(inventory, {
     requireInventoryEntry: config.inventory.requireInventoryEntry,

@@ -1,5 +1,5 @@
 /**
- * The proxmox provider against the conformance suite: its real factory and HTTP client over two emulated Proxmox VE
+ * The shipped proxmox declaration against the conformance suite: built from a cloud-config with its HTTP clients over two emulated Proxmox VE
  * clusters on loopback (HTTPS, the emulator's CA), one fresh pair per check. Machines are QEMU VMs made in the
  * `west` cluster, so every lookup by name crosses both clusters.
  */

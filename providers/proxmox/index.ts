@@ -3,13 +3,13 @@
  * module registers it as `proxmox`; that is its only side effect.
  */
 import { registerCloudProvider } from "../registry.ts";
-import { createProxmoxProvider, proxmoxProviderName } from "./provider.ts";
+import { proxmox } from "./provider.ts";
 
-registerCloudProvider(proxmoxProviderName, (input) => createProxmoxProvider(input));
+registerCloudProvider(proxmox.name, proxmox.factory);
 
 export type { ProxmoxApi } from "./api/client.ts";
 export { ProxmoxHttpApi } from "./api/http.ts";
 export { type ProxmoxConfig, parseProxmoxConfig } from "./config.ts";
 export { ProxmoxLabels } from "./labels.ts";
-export { createProxmoxProvider, proxmoxProvider, proxmoxProviderName } from "./provider.ts";
+export { proxmox, proxmoxProvider, proxmoxProviderName, proxmoxSettings } from "./provider.ts";
 export { formatProviderID, parseProviderID } from "./provider-id.ts";

@@ -155,8 +155,8 @@ describe("proxmox doctor check", () => {
       const text = t
         .config()
         .replace(/token_secret: "[^"]+", region: east/, 'token_secret: "wrong-secret-value", region: east');
-      const { createProxmoxProvider } = await import("./provider.ts");
-      const p = await createProxmoxProvider(
+      const { proxmox } = await import("./provider.ts");
+      const p = await proxmox.build(
         { config: text, configSource: "t", env: {} },
         { readFile: async () => east().ca, retry: { maxRetries: 0 } },
       );

@@ -7,6 +7,7 @@
  * - `proxmox://<system UUID>` (`features.provider: capmox`, as the Cluster API provider for Proxmox sets it): the
  *   VM's SMBIOS UUID, which is the Node's `status.nodeInfo.systemUUID`.
  */
+import { ProviderIDError } from "../kit/provider-id.ts";
 
 export const providerIDScheme = "proxmox";
 const prefix = `${providerIDScheme}://`;
@@ -19,10 +20,6 @@ const MAX_VMID = 999_999_999;
 export type ParsedProviderID =
   | { readonly kind: "vm"; readonly region: string; readonly vmid: number }
   | { readonly kind: "uuid"; readonly uuid: string };
-
-export class ProviderIDError extends Error {
-  override readonly name = "ProviderIDError";
-}
 
 /** Either form; throws `ProviderIDError` saying what is wrong. UUIDs are returned in lower case. */
 export function parseProviderID(providerID: string): ParsedProviderID {

@@ -4,17 +4,16 @@
  * metal's pools beside it). Read-only towards Proxmox VE; towards Kubernetes it patches the topology labels of
  * initialised Nodes whose VM moved, from the bulk lookup it already makes.
  */
-import { readFile as readFileFromDisk } from "node:fs/promises";
 import type { ConsolaInstance } from "consola";
-import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
-import type { KubeClient } from "../../kube/client-types.ts";
 import { Resources } from "../../kube/client-types.ts";
-import type { CallContext, CloudProvider, ProviderFactoryInput, ProviderRuntime, RateLimit } from "../cloud.ts";
-import type { RetryPolicy } from "../kit/http/retry-policy.ts";
+import type { CallContext, CloudProvider, RateLimit } from "../cloud.ts";
+import { defineProvider } from "../kit/define-provider.ts";
+import type { RuntimeHandle } from "../kit/runtime-handle.ts";
+import { cloudConfigSettings } from "../kit/settings.ts";
 import type { ProxmoxApi } from "./api/client.ts";
 import { ProxmoxHttpApi } from "./api/http.ts";
-import { type Cluster, Clusters } from "./clusters.ts";
-import { type ClusterConfig, type ProxmoxConfig, parseProxmoxConfig } from "./config.ts";
+import { Clusters } from "./clusters.ts";
+import { type ProxmoxConfig, proxmoxConfigSchema } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { planRelabel } from "./labels.ts";
 
@@ -29,86 +28,99 @@ export const proxmoxRateLimit: RateLimit = { qps: 20, burst: 20 };
 /** Per attempt; the peer sets none and relies on the caller's deadline. */
 const TIMEOUT_MS = 10_000;
 
-export interface ProxmoxProviderDeps {
-  readonly readFile?: (path: string) => Promise<string>;
-  readonly fetch?: typeof fetch;
-  /** Default the kit's; tests that want each answer as the cluster gave it set `maxRetries: 0`. */
-  readonly retry?: Partial<RetryPolicy>;
+/** A cluster's entry with the secrets and the CA bundle its `*_file` keys name, read. */
+export interface ClusterSettings {
+  readonly url: string;
+  readonly region: string;
+  readonly insecure: boolean;
+  readonly tokenID: string;
+  readonly tokenSecret: string;
+  readonly ca: string | undefined;
 }
 
-/** The registered factory: every problem of the file and of the files it names is one `ConfigError`. */
-export async function createProxmoxProvider(
-  input: ProviderFactoryInput,
-  deps: ProxmoxProviderDeps = {},
-): Promise<CloudProvider> {
-  const source = input.configSource ?? "the proxmox cloud-config";
-  const config = parseProxmoxConfig(input.config, source);
-  const read = deps.readFile ?? ((path: string) => readFileFromDisk(path, "utf8"));
-  const issues: ConfigIssue[] = [];
-  const clusters: Cluster[] = [];
-  for (const [i, c] of config.clusters.entries()) {
-    const file = async (key: keyof ClusterConfig, path: string | undefined, trim: boolean) => {
-      if (path === undefined) return undefined;
-      try {
-        const text = await read(path);
-        const value = trim ? text.trim() : text;
-        if (value.trim() === "") issues.push({ path: `clusters[${i}].${key}`, message: `"${path}" is empty` });
-        return value;
-      } catch (err) {
-        const reason = (err as NodeJS.ErrnoException).code ?? String(err);
-        issues.push({ path: `clusters[${i}].${key}`, message: `cannot read "${path}": ${reason}` });
-        return undefined;
+export interface ProxmoxSettings {
+  readonly features: ProxmoxConfig["features"];
+  readonly clusters: readonly ClusterSettings[];
+}
+
+/** The cloud-config, then every file it names, read by the kit: every problem of both is one `ConfigError`. */
+export const proxmoxSettings = cloudConfigSettings<ProxmoxConfig, ProxmoxSettings>({
+  schema: proxmoxConfigSchema,
+  async resolve(config, tools) {
+    const clusters: ClusterSettings[] = [];
+    for (const [i, c] of config.clusters.entries()) {
+      const { token_id_file, token_secret_file, ca_file } = c;
+      const at = (key: string) => `clusters[${i}].${key}`;
+      const tokenID = c.token_id ?? (token_id_file && (await tools.secretFile(token_id_file, at("token_id_file"))));
+      const tokenSecret =
+        c.token_secret ?? (token_secret_file && (await tools.secretFile(token_secret_file, at("token_secret_file"))));
+      // A PEM bundle is kept as written.
+      const ca = ca_file === undefined ? undefined : await tools.secretFile(ca_file, at("ca_file"), { trim: false });
+      if (tokenID && tokenSecret) {
+        clusters.push({ url: c.url, region: c.region, insecure: c.insecure, tokenID, tokenSecret, ca });
       }
-    };
-    const tokenID = c.token_id ?? (await file("token_id_file", c.token_id_file, true));
-    const tokenSecret = c.token_secret ?? (await file("token_secret_file", c.token_secret_file, true));
-    const ca = await file("ca_file", c.ca_file, false);
-    if (tokenID === undefined || tokenSecret === undefined) continue;
-    const api = new ProxmoxHttpApi({
-      url: c.url,
+    }
+    return { features: config.features, clusters };
+  },
+});
+
+/** The proxmox provider's declaration: one HTTP client per cluster, each paced to the declared rate limit. */
+export const proxmox = defineProvider({
+  name: proxmoxProviderName,
+  settings: proxmoxSettings,
+  rateLimit: proxmoxRateLimit,
+  create(ctx) {
+    const clusters = ctx.settings.clusters.map((c) => ({
       region: c.region,
-      tokenID,
-      tokenSecret,
-      ca,
-      insecure: c.insecure,
-      timeoutMs: TIMEOUT_MS,
-      metrics: input.metrics,
-      rateLimit: proxmoxRateLimit,
-      ...(deps.fetch && { fetch: deps.fetch }),
-      ...(deps.retry && { retry: deps.retry }),
-    });
-    clusters.push({ region: c.region, api });
-  }
-  if (issues.length > 0) throw new ConfigError(source, issues);
-  return proxmoxProvider(config.features, clusters);
+      api: new ProxmoxHttpApi({
+        ...ctx.http,
+        url: c.url,
+        region: c.region,
+        tokenID: c.tokenID,
+        tokenSecret: c.tokenSecret,
+        ca: c.ca,
+        insecure: c.insecure,
+        timeoutMs: TIMEOUT_MS,
+      }),
+    }));
+    return proxmoxProvider(ctx.settings.features, clusters, { logger: ctx.logger, runtime: ctx.runtime });
+  },
+});
+
+export interface ProxmoxProviderDeps {
+  /** Default silent. */
+  readonly logger?: ConsolaInstance;
+  /** The Kubernetes client, for the label patches; without one (tests) no label follows its VM. */
+  readonly runtime?: Pick<RuntimeHandle, "current">;
 }
 
-/** The provider over any `ProxmoxApi` per region (the factory passes the HTTP ones). */
+/** The provider over any `ProxmoxApi` per region (the declaration passes the HTTP ones). */
 export function proxmoxProvider(
   features: ProxmoxConfig["features"],
   list: readonly { region: string; api: ProxmoxApi }[],
+  deps: ProxmoxProviderDeps = {},
 ) {
   const clusters = new Clusters(list);
-  let runtime: { kube: KubeClient; logger: ConsolaInstance } | undefined;
+  const { logger } = deps;
   /** Nodes with a label patch under way, so overlapping refreshes do not send the same patch twice. */
   const patching = new Set<string>();
 
   const instancesV2 = createInstances(clusters, {
     features,
-    logger: () => runtime?.logger,
+    logger: () => logger,
     afterBulk: async (answers) => {
-      const rt = runtime;
-      if (!rt) return;
+      const kube = deps.runtime?.current()?.kube;
+      if (!kube) return;
       for (const { node, metadata } of answers) {
         const name = node.metadata?.name ?? "";
         const labels = planRelabel(node, metadata, features.force_update_labels);
         if (!labels || patching.has(name)) continue;
         patching.add(name);
         try {
-          await rt.kube.patch(Resources.nodes, name, "merge", { metadata: { labels } });
-          rt.logger.info(`node ${name}: labels ${JSON.stringify(labels)} follow its VM`);
+          await kube.patch(Resources.nodes, name, "merge", { metadata: { labels } });
+          logger?.info(`node ${name}: labels ${JSON.stringify(labels)} follow its VM`);
         } catch (err) {
-          rt.logger.warn(`node ${name}: could not update labels ${JSON.stringify(labels)}: ${(err as Error).message}`);
+          logger?.warn(`node ${name}: could not update labels ${JSON.stringify(labels)}: ${(err as Error).message}`);
         } finally {
           patching.delete(name);
         }
@@ -120,9 +132,6 @@ export function proxmoxProvider(
     providerName: proxmoxProviderName,
     // Proxmox VMs carry no cluster tag to filter by.
     hasClusterID: () => true,
-    initialize(ctx: ProviderRuntime) {
-      runtime = { kube: ctx.kube, logger: ctx.logger };
-    },
     /** Every cluster's token, with each failing cluster named: its version and its guest listing. */
     verifyAccess: async (ctx: CallContext) => {
       const failures: string[] = [];

@@ -9,7 +9,7 @@ import { selfSignedTls } from "../../sandbox/apiserver/tls.ts";
 import { type ProxmoxEmulator, startProxmoxEmulator } from "../../sandbox/proxmox/server.ts";
 import { ProxmoxState } from "../../sandbox/proxmox/state.ts";
 import type { CloudProvider } from "../cloud.ts";
-import { createProxmoxProvider } from "./provider.ts";
+import { proxmox } from "./provider.ts";
 
 type NodeInfo = NonNullable<NonNullable<Node["status"]>["nodeInfo"]>;
 
@@ -46,7 +46,7 @@ export async function startTestClusters(
     clusters,
     config,
     provider: (features) =>
-      createProxmoxProvider(
+      proxmox.build(
         { config: config(features), configSource: "test.yaml", env: {} },
         { readFile: async () => tls.cert, retry: { maxRetries: 0 } },
       ),

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "../../config/errors.ts";
 import { configProblems } from "../../config/testing.ts";
-import { parseSandboxConfig, resolveToken, tokenEnvVar } from "./config.ts";
+import { parseSandboxConfig, sandboxSettings, tokenEnvVar } from "./config.ts";
 
 const source = "--cloud-config=/etc/sandbox.yaml";
 
@@ -97,29 +97,35 @@ describe("parseSandboxConfig", () => {
   });
 });
 
-describe("resolveToken", () => {
+describe("the token", () => {
   const files: Record<string, string> = { "/run/token": "from-file\n", "/run/empty": "  \n" };
   const readFile = async (path: string) => {
     const content = files[path];
     if (content === undefined) throw Object.assign(new Error("no such file"), { code: "ENOENT" });
     return content;
   };
-  const base = { url: "http://h", timeoutMs: 1, instances: "v2" as const };
   const env = { [tokenEnvVar]: "from-env" };
+  const resolveToken = async (fields: Record<string, string>, env: Record<string, string>) => {
+    const config = Object.entries({ url: "http://h", ...fields })
+      .map(([k, v]) => `${k}: ${v}\n`)
+      .join("");
+    const read = await sandboxSettings.read({ name: "sandbox", config, configSource: source, env, readFile });
+    return read.value.token;
+  };
 
   test.each([
     ["token wins over the environment", { token: "inline" }, "inline"],
     ["tokenFile is read and trimmed", { tokenFile: "/run/token" }, "from-file"],
     ["the environment is the fallback", {}, "from-env"],
   ])("%s", async (_, fields, token) => {
-    expect(await resolveToken({ ...base, ...fields }, env, source, readFile)).toBe(token);
+    expect(await resolveToken(fields, env)).toBe(token);
   });
 
   test.each([
     ["/run/missing", 'cannot read "/run/missing": ENOENT'],
-    ["/run/empty", '"/run/empty" is empty'],
+    ["/run/empty", 'names "/run/empty", which is empty'],
   ])("a bad tokenFile %p is a ConfigError on tokenFile", async (path, message) => {
-    const err = await resolveToken({ ...base, tokenFile: path }, {}, source, readFile).catch((e) => e);
+    const err: unknown = await resolveToken({ tokenFile: path }, {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).issues).toEqual([{ path: "tokenFile", message }]);
   });

@@ -12,10 +12,9 @@
  *   classless: false              # default true: also Services without a class
  * ```
  */
-import { readFile as readFileFromDisk } from "node:fs/promises";
 import * as v from "valibot";
-import { ConfigError } from "../../config/errors.ts";
 import { parseCloudConfig } from "../config.ts";
+import { cloudConfigSettings } from "../kit/settings.ts";
 import { loadBalancerClassFields, servesNothing, servesNothingMessage } from "../load-balancer-classes.ts";
 
 /** The environment variable that supplies the token when the cloud-config names none. */
@@ -139,37 +138,21 @@ export function parseSandboxConfig(
   return parseCloudConfig(sandboxConfigSchema(env), text, source ?? defaultSource);
 }
 
+/** The settings: the cloud-config with the bearer token found, from `token`, `tokenFile` (trimmed) or the environment. */
+export type SandboxSettings = Omit<SandboxConfig, "token" | "tokenFile"> & { readonly token: string };
+
 /**
- * The bearer token: `token`, else the content of `tokenFile` (trimmed), else the environment variable.
- * An unreadable or empty token file is a `ConfigError` on `tokenFile`.
+ * The cloud-config, then the token: `token`, else the content of `tokenFile`, else the environment variable. An
+ * unreadable or empty token file is a `ConfigError` on `tokenFile`.
  */
-export async function resolveToken(
-  config: SandboxConfig,
-  env: Readonly<Record<string, string | undefined>>,
-  source: string | undefined,
-  readFile: (path: string) => Promise<string> = (path) => readFileFromDisk(path, "utf8"),
-): Promise<string> {
-  if (config.token !== undefined) return config.token;
-  if (config.tokenFile !== undefined) {
-    let content: string;
-    try {
-      content = (await readFile(config.tokenFile)).trim();
-    } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code ?? String(err);
-      const issue = { path: "tokenFile", message: `cannot read "${config.tokenFile}": ${reason}` };
-      throw new ConfigError(source ?? defaultSource, [issue], { cause: err });
-    }
-    if (content === "") {
-      throw new ConfigError(source ?? defaultSource, [
-        { path: "tokenFile", message: `"${config.tokenFile}" is empty` },
-      ]);
-    }
-    return content;
-  }
-  const fromEnv = env[tokenEnvVar];
-  if (!fromEnv) throw new ConfigError(source ?? defaultSource, [{ path: "token", message: "no token" }]);
-  return fromEnv;
-}
+export const sandboxSettings = cloudConfigSettings<SandboxConfig, SandboxSettings>({
+  schema: sandboxConfigSchema,
+  async resolve({ token, tokenFile, ...config }, tools) {
+    const found =
+      token ?? (tokenFile === undefined ? tools.env[tokenEnvVar] : await tools.secretFile(tokenFile, "tokenFile"));
+    return { ...config, token: found ?? "" };
+  },
+});
 
 function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;

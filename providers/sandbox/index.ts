@@ -3,12 +3,12 @@
  * provider. Importing this module registers it as `sandbox`; that is its only side effect.
  */
 import { registerCloudProvider } from "../registry.ts";
-import { createSandboxProvider, sandboxProviderName } from "./provider.ts";
+import { sandbox } from "./provider.ts";
 
-registerCloudProvider(sandboxProviderName, (input) => createSandboxProvider(input));
+registerCloudProvider(sandbox.name, sandbox.factory);
 
 export type { SandboxApi } from "./api/client.ts";
 export { SandboxHttpApi } from "./api/http.ts";
-export { parseSandboxConfig, type SandboxConfig, tokenEnvVar } from "./config.ts";
-export { createSandboxProvider, sandboxProvider, sandboxProviderName } from "./provider.ts";
+export { parseSandboxConfig, type SandboxConfig, sandboxSettings, tokenEnvVar } from "./config.ts";
+export { sandbox, sandboxProvider, sandboxProviderName } from "./provider.ts";
 export { formatProviderID, parseProviderID } from "./provider-id.ts";

@@ -9,7 +9,7 @@ import { findInCauseChain } from "../errors.ts";
 import { globalRegistry } from "../registry.ts";
 import { tokenEnvVar } from "./config.ts";
 import "./index.ts";
-import { createSandboxProvider, sandboxRateLimit } from "./provider.ts";
+import { sandbox, sandboxRateLimit } from "./provider.ts";
 import { node, startTestCloud, type TestCloud, testToken } from "./testing.ts";
 
 let t: TestCloud;
@@ -38,7 +38,7 @@ describe("the sandbox provider", () => {
   });
 
   test("takes the token from the environment", async () => {
-    const provider = await createSandboxProvider({
+    const provider = await sandbox.factory({
       config: `url: ${t.cloud.url}`,
       configSource: undefined,
       env: { [tokenEnvVar]: testToken },
@@ -49,7 +49,7 @@ describe("the sandbox provider", () => {
   test("records its cloud calls in the metrics registry it was built with", async () => {
     const metrics = new Registry();
     const config = `url: ${t.cloud.url}\ntoken: ${testToken}`;
-    const provider = await createSandboxProvider({ config, configSource: undefined, env: {}, metrics });
+    const provider = await sandbox.factory({ config, configSource: undefined, env: {}, metrics });
     await provider.routes?.listRoutes(t.ctx, "kubernetes");
     const series = 'cloudprovider_sandbox_api_request_duration_seconds_count{request="listRoutes"} 1';
     expect(await metrics.metrics()).toContain(series);

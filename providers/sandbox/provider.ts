@@ -1,12 +1,14 @@
 /**
- * The sandbox provider: validated config in, a `CloudProvider` over the simulated cloud's HTTP API out.
+ * The sandbox provider: validated config in, a `CloudProvider` over the simulated cloud's HTTP API out. The example
+ * to copy: one `defineProvider` declaration, and the provider over any `SandboxApi` for tests.
  */
 import { hostname } from "node:os";
-import type { CallContext, CloudProvider, LoadBalancerClasses, ProviderFactoryInput, RateLimit } from "../cloud.ts";
+import type { CallContext, CloudProvider, LoadBalancerClasses, RateLimit } from "../cloud.ts";
+import { defineProvider } from "../kit/define-provider.ts";
 import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import type { SandboxApi } from "./api/client.ts";
 import { SandboxHttpApi } from "./api/http.ts";
-import { parseSandboxConfig, resolveToken } from "./config.ts";
+import { sandboxSettings } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createLegacyInstances } from "./legacy-instances.ts";
 import { createLoadBalancers } from "./load-balancers.ts";
@@ -21,36 +23,31 @@ export const sandboxProviderName = "sandbox";
  */
 export const sandboxRateLimit: RateLimit = { qps: 1000, burst: 200 };
 
-export interface SandboxProviderDeps {
-  /** Default the global `fetch`. */
-  readonly fetch?: typeof fetch;
-  /** Reads `tokenFile`; default from disk. */
-  readonly readFile?: (path: string) => Promise<string>;
-}
-
-/** The registered factory: every configuration problem is one `ConfigError`, thrown before any cloud call. */
-export async function createSandboxProvider(
-  input: ProviderFactoryInput,
-  deps: SandboxProviderDeps = {},
-): Promise<CloudProvider> {
-  const config = parseSandboxConfig(input.config, input.configSource, input.env);
-  const token = await resolveToken(config, input.env, input.configSource, deps.readFile);
-  const api = new SandboxHttpApi({
-    url: config.url,
-    token,
-    timeoutMs: config.timeoutMs,
-    metrics: input.metrics,
-    rateLimit: sandboxRateLimit,
-    // Says which process wrote what in the cloud's write log (two managers of one cluster share host and token).
-    userAgent: `ccm-ts-sandbox (${hostname()}; pid ${process.pid})`,
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
-  });
-  return sandboxProvider(api, {
-    cluster: config.cluster,
-    classes: config.loadBalancer && loadBalancerClassesOf(config.loadBalancer),
-    instances: config.instances,
-  });
-}
+/**
+ * The sandbox provider's declaration: the cloud-config (and the token from wherever it is given) in, the provider
+ * over the simulated cloud's HTTP API out. Every configuration problem is one `ConfigError`, before any cloud call.
+ */
+export const sandbox = defineProvider({
+  name: sandboxProviderName,
+  settings: sandboxSettings,
+  rateLimit: sandboxRateLimit,
+  create(ctx) {
+    const config = ctx.settings;
+    const api = new SandboxHttpApi({
+      ...ctx.http,
+      url: config.url,
+      token: config.token,
+      timeoutMs: config.timeoutMs,
+      // Says which process wrote what in the cloud's write log (two managers of one cluster share host and token).
+      userAgent: `ccm-ts-sandbox (${hostname()}; pid ${process.pid})`,
+    });
+    return sandboxProvider(api, {
+      cluster: config.cluster,
+      classes: config.loadBalancer && loadBalancerClassesOf(config.loadBalancer),
+      instances: config.instances,
+    });
+  },
+});
 
 export interface SandboxProviderOptions {
   /** Overrides `--cluster-name` on load balancers and routes. */

@@ -8,7 +8,7 @@ import { type SimulatedCloud, startSimulatedCloud } from "../../sandbox/cloud/se
 import type { CallContext } from "../cloud.ts";
 import type { Arrange } from "../conformance/types.ts";
 import { SandboxHttpApi } from "./api/http.ts";
-import { type SandboxProviderOptions, sandboxProvider } from "./provider.ts";
+import { sandbox } from "./provider.ts";
 import { parseProviderID } from "./provider-id.ts";
 
 export interface TestCloud {
@@ -95,18 +95,20 @@ export function service(name: string, uid: string, ports: NonNullable<Service["s
 }
 
 /**
- * The conformance suite's options for the sandbox provider in `options`' mode: one fresh test cloud per check,
- * machines arranged through the cloud's own state.
+ * The conformance suite's options for the shipped sandbox declaration in the given `instances` mode, built as the
+ * registry builds it from a cloud-config naming a fresh test cloud per check; machines arranged through the cloud's
+ * own state.
  */
-export function sandboxConformance(options: SandboxProviderOptions = {}) {
+export function sandboxConformance(options: { readonly instances?: "v2" | "legacy" } = {}) {
   return {
-    name: "sandbox",
+    name: sandbox.name,
     // The provider names load balancers with upstream's defaultLoadBalancerName.
     maxLoadBalancerNameLength: 32,
-    setup() {
+    async setup() {
       const t = startTestCloud();
+      const config = `url: ${t.cloud.url}\ntoken: ${testToken}\ninstances: ${options.instances ?? "v2"}\n`;
       return {
-        provider: sandboxProvider(t.api, options),
+        provider: await sandbox.build({ config, configSource: "conformance", env: {} }, { retry: { maxRetries: 0 } }),
         arrange: sandboxArrange(t.cloud),
         teardown: () => t.stop(),
       };

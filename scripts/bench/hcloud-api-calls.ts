@@ -16,7 +16,7 @@ import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import { createHcloudTransport } from "../../providers/hcloud/api/client.ts";
 import { readHcloudConfig } from "../../providers/hcloud/config.ts";
-import { createHcloudProvider, hcloudProvider } from "../../providers/hcloud/provider.ts";
+import { hcloud, hcloudProvider } from "../../providers/hcloud/provider.ts";
 import { collectOutput, freePort } from "../lib/processes.ts";
 import { listAll, waitUntil } from "./cluster.ts";
 import { type BenchContext, type Benchmark, withCluster } from "./context.ts";
@@ -85,7 +85,7 @@ async function fullRefresh(scale: Scale) {
   const p = startProject(count);
   try {
     const nodes = Array.from({ length: count }, (_, i) => kubelet(i + 1));
-    const provider = await createHcloudProvider({ env: p.env, config: undefined, configSource: undefined });
+    const provider = await hcloud.build({ env: p.env, config: undefined, configSource: undefined });
     const refresh = async () => {
       p.emulator.calls.reset();
       const answers = await provider.instancesV2!.instanceMetadataBulk!(ctx, nodes);

@@ -1,10 +1,13 @@
 /**
- * Where the hcloud provider's settings come from: the environment, as hccm reads it, and an optional cloud-config
- * file whose keys are the same variable names. The environment wins, setting by setting, as it would for hccm
- * (which has no cloud-config at all). Secrets may come from a file named by `<NAME>_FILE`, as hcloud-go's
- * `LookupEnvWithFile` allows; the file's content is trimmed.
+ * Settings named like environment variables (`HCLOUD_TOKEN`), as the Go cloud-controller-managers read theirs: from
+ * the environment and from an optional cloud-config file whose keys are the same names. The environment wins,
+ * setting by setting. A secret may come from a file named by `<NAME>_FILE` in either source (hcloud-go's
+ * `LookupEnvWithFile`), read by the kit's one secret-file reader. The kit reports what an operator gets wrong about
+ * the sources themselves (a key no setting has, a variable that looks like a typo of one, a secret given twice, a
+ * file it cannot read) and keeps secrets out of every message; the provider's valibot schema judges the values.
  */
 import type { ConfigIssue } from "../../config/errors.ts";
+import { type ReadFile, readSecretFile } from "./secret-file.ts";
 
 /** A value and where it came from, for messages: `HCLOUD_NETWORK (from the cloud-config)`. */
 export interface Setting {
@@ -12,22 +15,27 @@ export interface Setting {
   readonly from: "environment" | "cloud-config" | "file";
 }
 
-/** The settings that may be given as `<NAME>_FILE`, and whose values never appear in a message. */
-export const secretNames = ["HCLOUD_TOKEN", "ROBOT_USER", "ROBOT_PASSWORD"] as const;
+/** What a provider declares about its named settings. */
+export interface NamedSettings {
+  /** The provider's name, for messages: `is not a setting of the hcloud provider`. */
+  readonly provider: string;
+  /** Every variable the provider reads. */
+  readonly known: readonly string[];
+  /** The settings that may be given as `<NAME>_FILE`, and whose values never appear in a message. */
+  readonly secrets: readonly string[];
+  /** Variables of this shape that are not known are checked for typos (`/^(HCLOUD|ROBOT)_/`). */
+  readonly prefix: RegExp;
+  /** Variables of the prefix that other tools read and may share the environment; never reported as typos. */
+  readonly foreign?: readonly string[];
+  /** Said after an unknown cloud-config key, e.g. `keys are hccm's environment variable names`. */
+  readonly fileKeys?: string;
+}
 
-/**
- * Variables of the same prefixes that other Hetzner tools read (the `hcloud` CLI, hcloud-go), which may share an
- * environment with the manager; never reported as typos.
- */
-const foreignNames = new Set(["HCLOUD_CONTEXT", "HCLOUD_CONFIG", "HCLOUD_POLL_INTERVAL", "HCLOUD_QUIET"]);
-
-export interface GatherInput {
+export interface GatherInput extends NamedSettings {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The cloud-config's mapping, already parsed; `undefined` when no file was given. */
   readonly file: Readonly<Record<string, unknown>> | undefined;
-  /** Every variable the provider reads. */
-  readonly known: readonly string[];
-  readonly readFile: (path: string) => Promise<string>;
+  readonly readFile: ReadFile;
 }
 
 /**
@@ -39,14 +47,15 @@ export async function gatherSettings(
   input: GatherInput,
 ): Promise<{ settings: Map<string, Setting>; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];
-  const known = new Set([...input.known, ...secretNames.map((n) => `${n}_FILE`)]);
+  const known = new Set([...input.known, ...input.secrets.map((n) => `${n}_FILE`)]);
+  const foreign = new Set(input.foreign ?? []);
   const fromFile = new Map<string, string>();
   for (const [key, raw] of Object.entries(input.file ?? {})) {
     if (!known.has(key)) {
       const near = nearest(key, known);
       issues.push({
         path: key,
-        message: `is not a setting of the hcloud provider${near ? `; did you mean ${near}?` : ""} (keys are hccm's environment variable names)`,
+        message: `is not a setting of the ${input.provider} provider${near ? `; did you mean ${near}?` : ""}${input.fileKeys ? ` (${input.fileKeys})` : ""}`,
       });
     } else if (raw === null || raw === undefined) {
     } else if (typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean") {
@@ -62,9 +71,10 @@ export async function gatherSettings(
   for (const [key, value] of Object.entries(input.env)) {
     if (known.has(key)) {
       if (value !== undefined && value !== "") fromEnv.set(key, value);
-    } else if (/^(HCLOUD|ROBOT)_/.test(key) && !foreignNames.has(key)) {
+    } else if (input.prefix.test(key) && !foreign.has(key)) {
       const near = nearest(key, known);
-      if (near) issues.push({ path: key, message: `is not read by the hcloud provider; did you mean ${near}?` });
+      if (near)
+        issues.push({ path: key, message: `is not read by the ${input.provider} provider; did you mean ${near}?` });
     }
   }
 
@@ -75,7 +85,7 @@ export async function gatherSettings(
     if (env !== undefined) settings.set(name, { value: env, from: "environment" });
     else if (file !== undefined) settings.set(name, { value: file, from: "cloud-config" });
   }
-  for (const name of secretNames) {
+  for (const name of input.secrets) {
     const secret = await secretSetting(name, fromEnv, fromFile, input.readFile, issues);
     if (secret) settings.set(name, secret);
     else settings.delete(name);
@@ -88,7 +98,7 @@ async function secretSetting(
   name: string,
   env: ReadonlyMap<string, string>,
   file: ReadonlyMap<string, string>,
-  readFile: (path: string) => Promise<string>,
+  readFile: ReadFile,
   issues: ConfigIssue[],
 ): Promise<Setting | undefined> {
   const fileKey = `${name}_FILE`;
@@ -104,17 +114,29 @@ async function secretSetting(
     }
     if (value !== undefined) return { value, from: source };
     if (path === undefined) continue;
-    try {
-      const text = (await readFile(path)).trim();
-      if (text === "") issues.push({ path: fileKey, message: `names "${path}", which is empty` });
-      return text === "" ? undefined : { value: text, from: "file" };
-    } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code ?? String(err);
-      issues.push({ path: fileKey, message: `cannot read "${path}": ${reason}` });
-      return undefined;
-    }
+    const read = await readSecretFile(path, { readFile });
+    if (read.ok) return { value: read.value, from: "file" };
+    issues.push({ path: fileKey, message: read.message });
+    return undefined;
   }
   return undefined;
+}
+
+/**
+ * A value's problem says what was given, unless the setting is a secret (redaction), and where, when that was the
+ * cloud-config.
+ */
+export function describedIssue(
+  issue: ConfigIssue,
+  settings: ReadonlyMap<string, Setting>,
+  secrets: readonly string[],
+): ConfigIssue {
+  const setting = settings.get(issue.path);
+  if (!setting) return issue;
+  const given =
+    !secrets.includes(issue.path) && issue.message.startsWith("must") ? `is ${JSON.stringify(setting.value)}; ` : "";
+  const where = setting.from === "cloud-config" ? " (set in the cloud-config)" : "";
+  return { path: issue.path, message: `${given}${issue.message}${where}` };
 }
 
 /** The known name `key` most likely misspells (at most two edits, or the same letters without `_`), if any. */
