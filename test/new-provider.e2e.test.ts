@@ -1,15 +1,17 @@
 /**
  * The provider kit end to end, as an author meets it: in a copy of the tree, `bun run new-provider` makes a provider
  * that passes biome and tsc as generated, builds into its own executable, and runs the conformance suite, which
- * reports what the skeleton does not implement as skips, never as passes.
+ * reports what the skeleton does not implement as skips, never as passes. The provider guide's code blocks are
+ * checked against a scaffolded `acme`: excerpts stand in its files as written, snippets compile beside them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { discoverProviders } from "../scripts/build.ts";
 import { hostSuffix, type Ran, runExecutable } from "./support/executables.ts";
+import { excerptAt, guideBlocks } from "./support/guide-blocks.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const name = `kit-${crypto.randomUUID().slice(0, 6)}`;
@@ -151,5 +153,55 @@ describe(`bun run new-provider ${name}`, () => {
       expect(text).toMatch(new RegExp(`\\(skip\\) ${suite} > [^>]+ > ${id}: .* — skipped: capability not offered`));
     }
     expect(Number(/^\s*(\d+) skip$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(notOffered.length);
+  }, 120_000);
+});
+
+describe("docs/writing-a-provider.md against a freshly scaffolded acme", () => {
+  const guide = readFileSync(join(ROOT, "docs", "writing-a-provider.md"), "utf8");
+  const blocks = guideBlocks(guide);
+  let acme: Ran;
+  beforeAll(async () => {
+    acme = await run([bun, "run", "new-provider", "acme"]);
+  }, 120_000);
+
+  test("the scaffold of the guide's name succeeds", () => {
+    expect(acme.stderr).not.toContain("error:");
+    expect(acme.code).toBe(0);
+  });
+
+  test("the guide shows verifyAccess and planLoadBalancer, and so does the scaffold", async () => {
+    const provider = await readFile(join(copy, "providers", "acme", "provider.ts"), "utf8");
+    for (const word of ["verifyAccess", "planLoadBalancer"]) {
+      expect(guide).toContain(word);
+      expect(provider).toContain(word);
+    }
+  });
+
+  test.each(blocks.filter((b) => b.kind === "excerpt").map((b) => [`line ${b.line}`, b] as const))(
+    "the excerpt at %s stands in the scaffolded file as written",
+    async (_at, block) => {
+      const file = await readFile(join(copy, block.file), "utf8");
+      expect({ at: excerptAt(block.lines, file), file: block.file }).toEqual({
+        at: expect.any(Number),
+        file: block.file,
+      });
+    },
+  );
+
+  test("every other code block compiles in providers/acme/ after the context its comment gives", async () => {
+    const snippets = blocks.filter((b) => b.kind === "snippet");
+    expect(snippets.length).toBeGreaterThanOrEqual(5);
+    const files = [];
+    for (const b of snippets) {
+      const file = `providers/acme/guide-line-${b.line}.ts`;
+      await writeFile(join(copy, file), b.source);
+      files.push(file);
+    }
+    const config = { extends: "./tsconfig.json", include: ["providers/acme", "providers/all.ts"] };
+    await writeFile(join(copy, "tsconfig.guide.json"), JSON.stringify(config));
+    const types = await run([bin("tsc"), "--noEmit", "-p", "tsconfig.guide.json"]);
+    // tsc names the file and line: guide-line-<N>.ts is the block at line N of the guide.
+    expect(types.stdout + types.stderr).toBe("");
+    expect(types.code).toBe(0);
   }, 120_000);
 });
