@@ -15,8 +15,8 @@ import { eventRecorderMetrics } from "../platform/events-metrics.ts";
 import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
 import { createMetricsRegistry } from "../platform/metrics.ts";
 import { providerApiMetrics, providerMetricPrefix } from "../providers/kit/metrics.ts";
-import { ANNOTATION_PAGES } from "./annotation-pages.ts";
 import { discoverProviders } from "./build.ts";
+import { PROVIDER_PAGES } from "./provider-pages.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const cell = (s: string) => s.replaceAll("|", "\\|");
@@ -177,7 +177,7 @@ export const GENERATED = {
   "docs/flags.md": async () => flagsReference(),
   "docs/metrics.md": metricsReference,
   "deploy/monitoring/prometheusrule.yaml": prometheusRule,
-  ...ANNOTATION_PAGES,
+  ...PROVIDER_PAGES,
 } as const;
 
 if (import.meta.main) {

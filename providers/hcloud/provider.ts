@@ -34,6 +34,7 @@ import { type NetworkRef, networkRef } from "./network.ts";
 import { cachedRobot } from "./robot-cache.ts";
 import { createRoutes } from "./routes.ts";
 import { cachedServers } from "./server-cache.ts";
+import { hcloudSettingDocs } from "./settings-reference.ts";
 
 export const hcloudProviderName = "hcloud";
 
@@ -42,6 +43,7 @@ export const hcloudEventsComponent = "hcloud-cloud-controller-manager";
 
 /** hccm's environment (and `--cloud-config`), read by the kit: typo hints, `*_FILE` secrets, redaction. */
 export const hcloudSettings: ProviderSettings<HcloudConfig> = {
+  reference: hcloudSettingDocs,
   async read(input) {
     const { config, warnings } = await readHcloudConfig(input);
     return { value: config, warnings: [...warnings, ...withoutEffect(config)] };

@@ -11,6 +11,7 @@ import type * as v from "valibot";
 import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { parseCloudConfig } from "../config.ts";
 import { type ReadFile, readSecretFile } from "./secret-file.ts";
+import type { SettingDoc } from "./settings-reference.ts";
 
 /** What the kit hands a settings reader. */
 export interface SettingsInput {
@@ -33,6 +34,11 @@ export interface SettingsRead<S> {
 export interface ProviderSettings<S> {
   /** Reads and validates every source; throws one `ConfigError` listing every problem. */
   read(input: SettingsInput): Promise<SettingsRead<S>> | SettingsRead<S>;
+  /**
+   * Every setting read, documented: `bun scripts/gen-docs.ts` writes it into the provider's page (its `settings`
+   * section), and the provider's test keeps it equal to what `read` reads.
+   */
+  readonly reference?: readonly SettingDoc[];
 }
 
 /** What `cloudConfigSettings`' `resolve` may use to finish the settings. */

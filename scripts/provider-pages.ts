@@ -1,0 +1,45 @@
+/**
+ * The generated sections of each provider's documentation page, written by `bun scripts/gen-docs.ts` (entries of its
+ * `GENERATED` map); a test fails when one is stale. `settings`: the settings reference its declaration carries
+ * (`settings.reference`); `annotations`: the Service annotations it declares. A provider adds its page here.
+ */
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { HcloudAnnotations, HcloudReservedAnnotations } from "../providers/hcloud/annotations.ts";
+import { hcloud } from "../providers/hcloud/provider.ts";
+import type { Annotation } from "../providers/kit/annotations/declare.ts";
+import { annotationTable, withGeneratedSection } from "../providers/kit/annotations/reference.ts";
+import type { SettingDoc } from "../providers/kit/settings-reference.ts";
+import { settingsTable } from "../providers/kit/settings-reference.ts";
+import { MetalRecordAnnotations, MetalServiceAnnotations } from "../providers/metal/annotations.ts";
+import { SandboxAnnotations } from "../providers/sandbox/annotations.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+
+interface PageSections {
+  readonly settings?: readonly SettingDoc[] | undefined;
+  readonly annotations?: readonly Annotation<unknown, unknown>[];
+}
+
+/** The page at `path` with each of its generated sections written anew. */
+async function providerPage(path: string, sections: PageSections): Promise<string> {
+  let page = await readFile(join(ROOT, path), "utf8");
+  if (sections.settings) page = withGeneratedSection(page, "settings", settingsTable(sections.settings), path);
+  if (sections.annotations) {
+    page = withGeneratedSection(page, "annotations", annotationTable(sections.annotations), path);
+  }
+  return page;
+}
+
+export const PROVIDER_PAGES = {
+  "docs/providers/hcloud.md": () =>
+    providerPage("docs/providers/hcloud.md", {
+      settings: hcloud.settings.reference,
+      annotations: [...HcloudAnnotations.list, ...HcloudReservedAnnotations.list],
+    }),
+  "docs/providers/metal.md": () =>
+    providerPage("docs/providers/metal.md", {
+      annotations: [...MetalServiceAnnotations.list, ...MetalRecordAnnotations.list],
+    }),
+  "docs/sandbox.md": () => providerPage("docs/sandbox.md", { annotations: SandboxAnnotations.list }),
+} as const;
