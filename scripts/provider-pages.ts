@@ -12,19 +12,23 @@ import { annotationTable, withGeneratedSection } from "../providers/kit/annotati
 import type { SettingDoc } from "../providers/kit/settings-reference.ts";
 import { settingsTable } from "../providers/kit/settings-reference.ts";
 import { MetalRecordAnnotations, MetalServiceAnnotations } from "../providers/metal/annotations.ts";
+import { proxmox } from "../providers/proxmox/provider.ts";
 import { SandboxAnnotations } from "../providers/sandbox/annotations.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 
 interface PageSections {
   readonly settings?: readonly SettingDoc[] | undefined;
+  /** The settings table's first column: `variable` (the default) or `key`. */
+  readonly heading?: string;
   readonly annotations?: readonly Annotation<unknown, unknown>[];
 }
 
 /** The page at `path` with each of its generated sections written anew. */
 async function providerPage(path: string, sections: PageSections): Promise<string> {
   let page = await readFile(join(ROOT, path), "utf8");
-  if (sections.settings) page = withGeneratedSection(page, "settings", settingsTable(sections.settings), path);
+  if (sections.settings)
+    page = withGeneratedSection(page, "settings", settingsTable(sections.settings, sections.heading), path);
   if (sections.annotations) {
     page = withGeneratedSection(page, "annotations", annotationTable(sections.annotations), path);
   }
@@ -37,6 +41,8 @@ export const PROVIDER_PAGES = {
       settings: hcloud.settings.reference,
       annotations: [...HcloudAnnotations.list, ...HcloudReservedAnnotations.list],
     }),
+  "docs/providers/proxmox.md": () =>
+    providerPage("docs/providers/proxmox.md", { settings: proxmox.settings.reference, heading: "key" }),
   "docs/providers/metal.md": () =>
     providerPage("docs/providers/metal.md", {
       annotations: [...MetalServiceAnnotations.list, ...MetalRecordAnnotations.list],

@@ -60,11 +60,14 @@ export interface CloudConfigSettingsOptions<T, S> {
     | ((env: Readonly<Record<string, string | undefined>>) => v.GenericSchema<unknown, T>);
   /** Turns the validated file into the settings: reads the secret files it names. Default: the file as it is. */
   readonly resolve?: (config: T, tools: ResolveTools) => Promise<S> | S;
+  /** The keys' reference (`clusters[].url`), for the provider's page; a test keeps it equal to `schema`'s keys. */
+  readonly reference?: readonly SettingDoc[];
 }
 
 /** Settings from `--cloud-config` (YAML or JSON; no file reads as `{}`), validated by one schema. */
 export function cloudConfigSettings<T, S = T>(options: CloudConfigSettingsOptions<T, S>): ProviderSettings<S> {
   return {
+    ...(options.reference && { reference: options.reference }),
     async read(input) {
       const source = input.configSource ?? `the ${input.name} cloud-config`;
       const schema = typeof options.schema === "function" ? options.schema(input.env) : options.schema;

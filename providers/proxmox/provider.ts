@@ -16,6 +16,7 @@ import { Clusters } from "./clusters.ts";
 import { type ProxmoxConfig, proxmoxConfigSchema } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { planRelabel } from "./labels.ts";
+import { proxmoxSettingDocs } from "./settings-reference.ts";
 
 export const proxmoxProviderName = "proxmox";
 
@@ -46,6 +47,7 @@ export interface ProxmoxSettings {
 /** The cloud-config, then every file it names, read by the kit: every problem of both is one `ConfigError`. */
 export const proxmoxSettings = cloudConfigSettings<ProxmoxConfig, ProxmoxSettings>({
   schema: proxmoxConfigSchema,
+  reference: proxmoxSettingDocs,
   async resolve(config, tools) {
     const clusters: ClusterSettings[] = [];
     for (const [i, c] of config.clusters.entries()) {
