@@ -12,6 +12,7 @@ import { annotationTable, withGeneratedSection } from "../providers/kit/annotati
 import type { SettingDoc } from "../providers/kit/settings-reference.ts";
 import { settingsTable } from "../providers/kit/settings-reference.ts";
 import { MetalRecordAnnotations, MetalServiceAnnotations } from "../providers/metal/annotations.ts";
+import { metal } from "../providers/metal/provider.ts";
 import { proxmox } from "../providers/proxmox/provider.ts";
 import { SandboxAnnotations } from "../providers/sandbox/annotations.ts";
 
@@ -45,6 +46,8 @@ export const PROVIDER_PAGES = {
     providerPage("docs/providers/proxmox.md", { settings: proxmox.settings.reference, heading: "key" }),
   "docs/providers/metal.md": () =>
     providerPage("docs/providers/metal.md", {
+      settings: metal.settings.reference,
+      heading: "key",
       annotations: [...MetalServiceAnnotations.list, ...MetalRecordAnnotations.list],
     }),
   "docs/sandbox.md": () => providerPage("docs/sandbox.md", { annotations: SandboxAnnotations.list }),

@@ -28,6 +28,7 @@ import { emptyPoolSet, overlayPools, type PoolSet } from "./pools.ts";
 import { type Connect, tcpConnect } from "./probe.ts";
 import { formatProviderID } from "./provider-id.ts";
 import { rebuildAllocations } from "./rebuild.ts";
+import { metalSettingDocs } from "./settings-reference.ts";
 
 export const metalProviderName = "metal";
 
@@ -53,7 +54,10 @@ export interface MetalProviderDeps {
 export const metal = defineProvider({
   name: metalProviderName,
   // Beyond the schema, the file's own text is checked for machines named twice.
-  settings: { read: (input) => ({ value: parseMetalConfig(input.config, input.configSource) }) },
+  settings: {
+    reference: metalSettingDocs,
+    read: (input) => ({ value: parseMetalConfig(input.config, input.configSource) }),
+  },
   rateLimit: metalRateLimit,
   // The provider's own Warning events say `metal-cloud-provider`, written per term (load-balancers.ts).
   create: (ctx) => metalProvider(ctx.settings, { metrics: ctx.metrics, logger: ctx.logger }),
