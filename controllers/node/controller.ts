@@ -1,8 +1,8 @@
 /**
  * The cloud-node controller's runner (upstream: controllers/node/node_controller.go `Run`): node events → the `Nodes`
- * queue → `syncNode` workers, plus the periodic address refresh. The manager starts the shared informers after every
- * start function has run, so the cache-sync wait happens inside the returned `done` loop, never in
- * `startCloudNodeController` itself.
+ * queue → `syncNode` workers, plus the periodic address refresh. The term starts the shared informers before the
+ * controllers (cmd/leadership-term.ts), yet a cache this controller asks for may still be filling: the cache-sync
+ * wait happens inside the returned `done` loop, never in `startCloudNodeController` itself.
  */
 import { Resources } from "../../kube/client-types.ts";
 import { waitForCacheSync } from "../../kube/informer.ts";

@@ -5,7 +5,8 @@
  * Initialisation (syncNode steps 2–5):
  * The runner reads the node from the lister, asks `fetchInitializationMetadata` (metadata.ts), calls
  * `planInitialization`, then inside its conflict-retry loop re-reads the node, `applyModifiers` to a fresh copy
- * and PUTs it. Modifiers re-check what they change, so applying them to a newer copy stays correct.
+ * and sends the difference as a merge patch that carries the copy's resourceVersion (node-sync.ts). Modifiers
+ * re-check what they change, so applying them to a newer copy stays correct.
  */
 import type { Node, NodeAddress } from "../../kube/objects.ts";
 import { NodeAddressType } from "../../kube/objects.ts";
