@@ -160,6 +160,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           client,
           alwaysAllowPaths: options.serving.alwaysAllowPaths,
           profiling: options.serving.profiling,
+          heapSnapshot: options.serving.heapSnapshot,
           checks,
           registry,
           logger: logger.withTag("serving"),
