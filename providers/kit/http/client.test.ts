@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
+import { captureLogger } from "../../../platform/testing/logger.ts";
 import { freePort } from "../../../scripts/lib/processes.ts";
 import { findInCauseChain, RetryError } from "../../errors.ts";
 import { rejection } from "../../testing.ts";
@@ -234,5 +235,25 @@ describe("secrets", () => {
     expect(err.message).toBe("test/api.getMachine: 401 unauthorized: bad token [redacted]");
     bed.server.answer((r) => new Response(`no ${r.headers.get("authorization")?.slice(7)}`, { status: 403 }));
     expect((await rejection(() => get())).message).not.toContain(token);
+  });
+
+  describe("a password in the base URL never appears in an error message or a log line", () => {
+    const cases = [
+      { name: "a refused connection", baseUrl: () => `http://u:pa55word@127.0.0.1:${freePort()}/v1` },
+      {
+        name: "a next page outside the base URL",
+        baseUrl: () => `${bed.server.url.replace("//", "//u:pa55word@")}/v1`,
+      },
+    ];
+    test.each(cases)("$name", async (c) => {
+      const { logger, logs } = captureLogger();
+      const path = c.name.startsWith("a next page") ? "http://elsewhere.example/v1/x" : "/x";
+      const err = await rejection(() =>
+        client({ baseUrl: c.baseUrl(), logger }).request(ctx, { operation: "op", method: "GET", path, answer }),
+      );
+      const printed = [err.message, ...logs.map((l) => l.message)].join("\n");
+      expect(printed).toContain("u:xxxxx@127.0.0.1");
+      expect(printed).not.toContain("pa55word");
+    });
   });
 });

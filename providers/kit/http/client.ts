@@ -241,7 +241,7 @@ export class CloudApiClient {
     const absolute = /^[a-z][a-z0-9+.-]*:/i.test(req.path);
     const text = absolute ? req.path : `${this.#base}${req.path.startsWith("/") ? "" : "/"}${req.path}`;
     if (absolute && !(text === this.#base || text.startsWith(`${this.#base}/`) || text.startsWith(`${this.#base}?`))) {
-      throw new Error(`${op}: ${redact(text, this.#secrets)} is not under ${this.#base}; the credentials stay home`);
+      throw new Error(redact(`${op}: ${text} is not under ${this.#base}; the credentials stay home`, this.#secrets));
     }
     const url = new URL(text);
     for (const [key, value] of Object.entries(req.query ?? {})) {
