@@ -27,6 +27,29 @@ export class CloudApiError extends Error {
   }
 }
 
+/**
+ * The cloud's answer was longer than the call's bound (`maxAnswerBytes`): refused, its rest left unread, never
+ * retried (the same call would get the same answer). A listing that outgrows the bound is a sign to raise it.
+ */
+export class CloudApiAnswerTooLargeError extends Error {
+  override readonly name = "CloudApiAnswerTooLargeError";
+  constructor(
+    readonly operation: string,
+    readonly status: number,
+    /** The bound, in bytes. */
+    readonly maxBytes: number,
+    /** What the answer's Content-Length declared, when it did. */
+    readonly declaredBytes?: number,
+    options?: ErrorOptions,
+  ) {
+    const size = declaredBytes === undefined ? "more than" : `${declaredBytes} bytes, more than`;
+    super(
+      `${operation}: the cloud's ${status} answer is ${size} the ${maxBytes} bytes one answer may hold (maxAnswerBytes); refused unread`,
+      options,
+    );
+  }
+}
+
 /** ` (after 4 attempts)`, or nothing for a single attempt. */
 export const attemptsSuffix = (attempts: number): string => (attempts > 1 ? ` (after ${attempts} attempts)` : "");
 
