@@ -7,6 +7,7 @@
  *
  * Listings go through `listAll`: pages of 50 (the API's maximum), so a project of N servers costs ⌈N/50⌉ calls.
  */
+import type { ConsolaInstance } from "consola";
 import * as v from "valibot";
 import { abortableSleep, type Now, type Sleep } from "../../../kube/clock.ts";
 import type { CallContext, RateLimit } from "../../cloud.ts";
@@ -79,6 +80,8 @@ export interface HcloudTransport {
   readonly client: CloudApiClient;
   readonly now: Now;
   readonly sleep: Sleep;
+  /** Where the readers warn about what of an answer they left out. */
+  readonly logger?: ConsolaInstance;
 }
 
 const NAME = "hcloud/api";
@@ -106,7 +109,7 @@ export function createHcloudTransport(o: HcloudTransportOptions): HcloudTranspor
     ...(fetcher && { fetch: fetcher }),
     ...(logger && { logger }),
   });
-  return { client, now, sleep };
+  return { client, now, sleep, ...(logger && { logger }) };
 }
 
 const pagination = v.object({
