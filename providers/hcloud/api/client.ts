@@ -45,6 +45,7 @@ const envelope = v.object({
           fields: v.optional(
             v.array(v.object({ name: v.string(), messages: v.optional(v.nullable(v.array(v.string()))) })),
           ),
+          limits: v.optional(v.array(v.object({ name: v.string() }))),
         }),
       ),
     ),
@@ -53,16 +54,19 @@ const envelope = v.object({
 
 /**
  * Hetzner's `{"error": {"code", "message", "details"}}`; for `invalid_input` and `uniqueness_error` the fields the
- * API named (`details.fields`) are added to the message, since its message alone says only "invalid input".
+ * API named (`details.fields`) are added to the message, since its message alone says only "invalid input"; for
+ * `resource_limit_exceeded` the limits it named (`details.limits`), so the operator knows which one to raise.
  */
 export function hcloudErrorOf(body: unknown): { code: string; message: string } | undefined {
   const parsed = v.safeParse(envelope, body);
   if (!parsed.success) return undefined;
   const { code, message, details } = parsed.output.error;
-  const fields = (details?.fields ?? []).map((f) =>
+  const notes = (details?.fields ?? []).map((f) =>
     f.messages?.length ? `${f.name}: ${f.messages.join(", ")}` : f.name,
   );
-  return { code, message: fields.length > 0 ? `${message} (${fields.join("; ")})` : message };
+  const limits = (details?.limits ?? []).map((l) => l.name);
+  if (limits.length > 0) notes.push(`${limits.length === 1 ? "limit" : "limits"}: ${limits.join(", ")}`);
+  return { code, message: notes.length > 0 ? `${message} (${notes.join("; ")})` : message };
 }
 
 /** `rateLimit` defaults to `hcloudRateLimit`; `metrics` takes the kit's `cloudprovider_hcloud_api_*` metrics. */
