@@ -9,6 +9,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
+import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { createMetricsRegistry } from "../platform/metrics.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { compositeProviderName } from "../providers/composite/parts.ts";
@@ -65,7 +66,9 @@ export interface CliInput {
 
 export async function runCli(input: CliInput): Promise<number> {
   const stdout = input.stdout ?? ((t: string) => process.stdout.write(t));
-  const stderr = input.stderr ?? ((t: string) => process.stderr.write(t));
+  const writeErr = input.stderr ?? ((t: string) => process.stderr.write(t));
+  // Errors quote flags, files and providers' messages: an endpoint's credentials stay out of them.
+  const stderr = (t: string) => writeErr(redactUrlCredentials(t));
   const [first, ...rest] = input.argv;
   const answered = answerBuiltin(input, first, rest, { stdout, stderr }, (argv) => runCli({ ...input, argv }));
   if (answered !== undefined) return answered;

@@ -16,6 +16,7 @@ import { type KubeClient, Resources } from "../kube/client-types.ts";
 import type { KubeObject, Node } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
+import { redactUrlCredentials } from "../net/url-credentials.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { isCompositeProvider } from "../providers/composite/provider.ts";
 import type { Subcommand, SubcommandEnv } from "./command.ts";
@@ -33,7 +34,7 @@ export const doctorCommand: Subcommand = (env) =>
       name: "doctor",
       description: "check API access, RBAC, cloud credentials and stuck nodes, and say what to do",
     },
-    run: async ({ rawArgs }) => runDoctor(env, rawArgs, (l) => process.stdout.write(`${l}\n`)),
+    run: async ({ rawArgs }) => runDoctor(env, rawArgs, (l) => process.stdout.write(`${redactUrlCredentials(l)}\n`)),
   });
 
 export async function runDoctor(env: SubcommandEnv, argv: readonly string[], print: Print): Promise<number> {

@@ -4,6 +4,7 @@
  */
 
 import { STARTERS } from "../controllers/starters.ts";
+import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { globalRegistry } from "../providers/registry.ts";
 import { runCli, type Subcommand } from "./command.ts";
 import { createRunManager } from "./manager.ts";
@@ -46,7 +47,7 @@ export async function main(input: EntryInput): Promise<never> {
       signal: stop.signal,
     });
   } catch (err) {
-    process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
+    process.stderr.write(`error: ${redactUrlCredentials((err as Error)?.message ?? String(err))}\n`);
     code = 1;
   }
   clearInterval(orphaned);

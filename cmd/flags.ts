@@ -21,6 +21,8 @@ export interface FlagDef {
   readonly deprecated?: string;
   /** Single-letter alias (`-v`). */
   readonly alias?: string;
+  /** "ours": a flag upstream does not have, documented as such. */
+  readonly origin?: "ours";
 }
 
 export const SECTIONS = [
@@ -46,7 +48,7 @@ const flag = (
   kind: FlagKind,
   def: string,
   help: string,
-  extra: Partial<Pick<FlagDef, "effect" | "deprecated" | "alias">> = {},
+  extra: Partial<Pick<FlagDef, "effect" | "deprecated" | "alias" | "origin">> = {},
 ): FlagDef => ({ name, kind, default: def, section, help, ...extra });
 const none = { effect: "none" } as const;
 
@@ -191,12 +193,14 @@ export const FLAGS: readonly FlagDef[] = [
   flag("webhook", "webhook-tls-curve-preferences", "list", "", "Webhook curve preferences.", none),
   flag("webhook", "webhook-tls-min-version", "string", "", "Webhook minimum TLS version.", none),
   flag("webhook", "webhook-tls-sni-cert-key", "string", "", "Webhook SNI pairs.", none),
+  flag("debugging", "profiling", "bool", "true", "Serve the heap's figures on the secure port (/debug/heap/stats)."),
   flag(
     "debugging",
-    "profiling",
+    "heap-snapshot",
     "bool",
-    "true",
-    "Serve the heap's figures and snapshots on the secure port (/debug/heap/stats, /debug/heap/snapshot).",
+    "false",
+    "Serve heap snapshots on the secure port (/debug/heap/snapshot). A snapshot holds every secret in the process in clear: leave it off unless you are taking one.",
+    { origin: "ours" },
   ),
   flag("debugging", "contention-profiling", "bool", "false", "Block profiling.", none),
   flag("leader-migration", "enable-leader-migration", "bool", "false", "Leader migration (not supported).", none),

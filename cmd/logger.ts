@@ -25,6 +25,7 @@
  */
 import { dirname } from "node:path";
 import { type ConsolaInstance, type ConsolaReporter, createConsola, type LogObject } from "consola";
+import { redactUrlCredentials } from "../net/url-credentials.ts";
 
 export interface VModuleRule {
   readonly pattern: string;
@@ -50,7 +51,8 @@ export function createRootLogger({ verbosity, format, vmodule = [], write, pid }
     log(entry) {
       const v = entryVerbosity(entry);
       if (v > levelFor(entry.tag)) return;
-      sink(line(entry, v));
+      // The last net under every line: an endpoint's credentials stay out of logs whoever wrote the line.
+      sink(redactUrlCredentials(line(entry, v)));
     },
   };
   // consola drops what is above its level before any reporter sees it: let through the most any logger may show.

@@ -19,6 +19,7 @@ import { kubeClientMetrics } from "../kube/metrics.ts";
 import { createPacing } from "../kube/pacing.ts";
 import { loadTransport } from "../kube/transport.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
+import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { type HealthCheck, namedCheck } from "../platform/healthz.ts";
 import { leaderIdentity, runLeaderElection } from "../platform/leader-election.ts";
 import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
@@ -76,7 +77,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           // The event recorder's throttling never pauses Node writes, nor anyone's the lease renewals (kube/pacing.ts).
           pacingScope: user === "events" ? "background" : user === "leader-election" ? "isolated" : "shared",
         });
-      logger.info(`Kubernetes API at ${transport.server} (from ${transport.source})`);
+      logger.info(`Kubernetes API at ${redactUrlCredentials(transport.server)} (from ${transport.source})`);
     } catch (err) {
       logger.error(`cannot build the Kubernetes client: ${(err as Error).message}`);
       return 1;
@@ -160,6 +161,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           client,
           alwaysAllowPaths: options.serving.alwaysAllowPaths,
           profiling: options.serving.profiling,
+          heapSnapshot: options.serving.heapSnapshot,
           checks,
           registry,
           logger: logger.withTag("serving"),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { duplicateKeys } from "./yaml-keys.ts";
+import { duplicateKeys, yamlTags } from "./yaml-keys.ts";
 
 const found = (text: string) => duplicateKeys(text).map((d) => `${d.key}@${d.line}(first ${d.firstLine})`);
 
@@ -40,5 +40,33 @@ describe("duplicateKeys", () => {
     ["comments", "a: 1 # a: 2\n# a: 3\n"],
   ])("reports nothing for %s", (_name, text) => {
     expect(found(text)).toEqual([]);
+  });
+});
+
+describe("yamlTags", () => {
+  const tags = (text: string) => yamlTags(text).map((t) => `${t.key} ${t.tag}@${t.line}`);
+  test.each([
+    ["a block value", "url: x\ntoken: !!binary aGVsbG8=\n", ["token !!binary@2"]],
+    [
+      "a nested value, named by its keys",
+      "users:\n- name: u\n  user:\n    token: !!binary aGVsbG8=\n",
+      ["users.user.token !!binary@4"],
+    ],
+    ["a sequence item", "args:\n- !!binary aGVsbG8=\n", ["args !!binary@2"]],
+    ["a flow mapping's value", "user: {token: !!binary aGVsbG8=}\n", ["user.token !!binary@1"]],
+    [
+      "a local and a verbatim tag",
+      "a: !secret x\nb: !<tag:yaml.org,2002:binary> aGVsbG8=\n",
+      ["a !secret@1", "b !<tag:yaml.org,2002:binary>@2"],
+    ],
+    ["!!str, listed for the reader to allow", "token: !!str 123\n", ["token !!str@1"]],
+    ["a tag after an anchor", "token: &t !!binary aGVsbG8=\n", ["token !!binary@1"]],
+    [
+      "none in quotes, comments, plain text or block scalars",
+      "a: '!!binary x'\nb: \"!x\"\n# c: !!binary x\nd: x!y\ne: |\n  !!binary x\n",
+      [],
+    ],
+  ])("%s", (_, text, want) => {
+    expect(tags(text)).toEqual(want);
   });
 });

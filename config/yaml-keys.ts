@@ -7,6 +7,10 @@
  * flow mappings `{…}` (JSON included) by nesting, skipping quoted and block scalars and comments. Keys compare
  * by their text after unquoting. Explicit keys (`? `) and merge keys (`<<`) are not checked; anything it cannot
  * read is left alone, so it never reports a duplicate the document does not have.
+ *
+ * The same reading finds node tags (`!!binary`, `!custom`, `!<…>`): `Bun.YAML.parse` drops a tag without applying
+ * it (`token: !!binary aGVsbG8=` gives the base64 text, where YAML means the bytes), so a tagged value is never what
+ * its author meant. `yamlTags` lists them with the key they sit under, for readers to refuse.
  */
 
 export interface DuplicateKey {
@@ -17,13 +21,35 @@ export interface DuplicateKey {
   readonly firstLine: number;
 }
 
+export interface YamlTag {
+  /** As written: `!!binary`, `!custom`, `!<tag:yaml.org,2002:binary>`. */
+  readonly tag: string;
+  /** The keys down to the tagged value, dotted (`users.user.token`); `""` for a tagged document. */
+  readonly key: string;
+  /** 1-based line of the tag. */
+  readonly line: number;
+}
+
 interface Mapping {
   readonly indent: number;
   readonly keys: Map<string, number>;
+  /** The last key read in it: the key a tag further down sits under. */
+  last?: string;
 }
 
+/** The repeated keys of `text`. */
 export function duplicateKeys(text: string): DuplicateKey[] {
+  return scanYaml(text).duplicates;
+}
+
+/** The node tags of `text`, each with the key it sits under. */
+export function yamlTags(text: string): YamlTag[] {
+  return scanYaml(text).tags;
+}
+
+function scanYaml(text: string): { duplicates: DuplicateKey[]; tags: YamlTag[] } {
   const found: DuplicateKey[] = [];
+  const tags: YamlTag[] = [];
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) if (text[i] === "\n") lineStarts.push(i + 1);
   const lineOf = (offset: number): number => {
@@ -43,7 +69,11 @@ export function duplicateKeys(text: string): DuplicateKey[] {
     if (first === undefined) keys.set(key, line);
     else found.push({ key, line, firstLine: first });
   };
-  const scanner = new Scanner(text, note);
+  const path = (inner?: string) => [...stack.map((m) => m.last ?? ""), ...(inner ? [inner] : [])].join(".");
+  const onTag = (tag: string, offset: number, inner?: string) => {
+    tags.push({ tag, key: path(inner), line: lineOf(offset) });
+  };
+  const scanner = new Scanner(text, note, onTag);
 
   let stack: Mapping[] = [];
   let blockScalarIndent: number | undefined;
@@ -77,7 +107,7 @@ export function duplicateKeys(text: string): DuplicateKey[] {
       while (text[pos + col] === " ") col++;
     }
     let at = pos + col;
-    at = skipProperties(text, at);
+    at = skipProperties(text, at, onTag);
     if (text[at] === "|" || text[at] === ">") {
       // A block scalar as a sequence item (`- |`): its lines are deeper than the item's dash.
       blockScalarIndent = col > indent ? lastDash(text, pos, col) : indent;
@@ -102,8 +132,9 @@ export function duplicateKeys(text: string): DuplicateKey[] {
       stack.push(top);
     }
     note(top.keys, next.key, at);
+    top.last = next.key;
     let v = skipSpaces(text, next.end);
-    v = skipProperties(text, v);
+    v = skipProperties(text, v, onTag);
     const c = text[v];
     if (c === "|" || c === ">") {
       blockScalarIndent = kcol;
@@ -117,7 +148,7 @@ export function duplicateKeys(text: string): DuplicateKey[] {
     }
     pos = end + 1;
   }
-  return found;
+  return { duplicates: found, tags };
 }
 
 /** The column of the last `-` before `col` on the line starting at `pos`. */
@@ -134,11 +165,13 @@ const skipSpaces = (text: string, at: number): number => {
   return i;
 };
 
-/** Skips an anchor (`&a`) and a tag (`!t`) before a node. */
-const skipProperties = (text: string, at: number): number => {
+/** Skips an anchor (`&a`) and a tag (`!t`) before a node; `onTag` hears of the tag. */
+const skipProperties = (text: string, at: number, onTag: (tag: string, offset: number) => void): number => {
   let i = at;
   while (text[i] === "&" || text[i] === "!") {
+    const start = i;
     while (i < text.length && !/[ \t\n\r]/.test(text[i] ?? "")) i++;
+    if (text[start] === "!") onTag(text.slice(start, i), start);
     i = skipSpaces(text, i);
   }
   return i;
@@ -154,6 +187,7 @@ class Scanner {
   constructor(
     private readonly text: string,
     private readonly note: (keys: Map<string, number>, key: string, offset: number) => void,
+    private readonly onTag: (tag: string, offset: number, inner?: string) => void,
   ) {}
 
   /**
@@ -224,8 +258,15 @@ class Scanner {
     const keys = new Map<string, number>();
     let i = at + 1;
     let expectKey = open === "{";
+    let lastKey: string | undefined;
     while (i < text.length) {
       i = this.skipFlowSpace(i);
+      if (text[i] === "!") {
+        const start = i;
+        while (i < text.length && !/[ \t\n\r,{}[\]]/.test(text[i] ?? "")) i++;
+        this.onTag(text.slice(start, i), start, lastKey);
+        continue;
+      }
       const ch = text[i];
       if (ch === undefined) return -1;
       if (ch === close) return i + 1;
@@ -255,6 +296,7 @@ class Scanner {
       }
       if (expectKey && scalar !== undefined && text[this.skipFlowSpace(i)] === ":") {
         this.note(keys, scalar, start);
+        lastKey = scalar;
       }
       expectKey = false;
     }

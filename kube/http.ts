@@ -4,6 +4,7 @@
  * status 0 with the system code). An abort by the caller's own signal is rethrown as the signal's reason.
  */
 
+import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { KubeApiError } from "./client-types.ts";
 import type { Now } from "./clock.ts";
 import { hostLabel, type KubeClientMetrics } from "./metrics.ts";
@@ -246,7 +247,8 @@ export function parseRetryAfter(value: string | null | undefined, now: Now): num
   return Number.isNaN(at) ? undefined : Math.max(0, at - now());
 }
 
-function transportError(method: string, url: string, err: unknown): KubeApiError {
+function transportError(method: string, rawUrl: string, err: unknown): KubeApiError {
+  const url = redactUrlCredentials(rawUrl);
   const e = err as { name?: string; code?: unknown; message?: string };
   if (e?.name === "TimeoutError") {
     return new KubeApiError(
@@ -258,7 +260,7 @@ function transportError(method: string, url: string, err: unknown): KubeApiError
   const code = typeof e?.code === "string" ? e.code : undefined;
   const tlsHint = code && /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO/.test(code) ? " (TLS verification failed)" : "";
   return new KubeApiError(
-    `${method} ${url}: ${code ?? "request failed"}${tlsHint}: ${e?.message ?? String(err)}`,
+    `${method} ${url}: ${code ?? "request failed"}${tlsHint}: ${redactUrlCredentials(e?.message ?? String(err))}`,
     { status: 0, reason: ClientReason.TransportFailed, code },
     { cause: err },
   );

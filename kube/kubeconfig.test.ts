@@ -178,6 +178,16 @@ describe("names the file, the field and the problem", () => {
       "users:\n- name: u\n  user:\n    token: old\n    token: new\n",
       /token: is given twice in one mapping, at lines 4 and 5; YAML keeps only the last, so remove one/,
     ],
+    [
+      "a token tagged !!binary, which would be read as its base64 text",
+      "users:\n- name: u\n  user:\n    token: !!binary aGVsbG8=\n",
+      /users\.user\.token: has the YAML tag !!binary \(line 4\), which is not applied here/,
+    ],
+    [
+      "a server with a tag of its own",
+      "clusters: [{name: k, cluster: {server: !vault https://x}}]\n",
+      /server: has the YAML tag !vault \(line 1\)/,
+    ],
   ])("%s", (_, text, message) => {
     const path = write(text);
     const err = configError(() => readKubeconfigFile(path));

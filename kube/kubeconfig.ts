@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
-import { rejectDuplicateKeys, validate } from "../config/validate.ts";
+import { rejectMisreadYaml, validate } from "../config/validate.ts";
 import type { ExecConfig } from "./credentials.ts";
 import {
   type KubeCluster,
@@ -124,7 +124,7 @@ export function readKubeconfigFile(file: string): Kubeconfig {
     const what = (err as NodeJS.ErrnoException).code ? "cannot be read" : "is not valid YAML or JSON";
     throw new ConfigError(where, [{ path: "", message: `${what}: ${(err as Error).message}` }], { cause: err });
   }
-  rejectDuplicateKeys(text, where);
+  rejectMisreadYaml(text, where);
   const parsed = validate(KubeconfigFileSchema, doc ?? {}, where);
   const dir = resolve(dirname(file));
   const issues: ConfigIssue[] = [];

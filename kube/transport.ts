@@ -9,6 +9,7 @@
  * minute, like client-go), exec plugins when their credential expires or after a 401 (`unauthorized()`).
  */
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
+import { redactUrlCredentials } from "../net/url-credentials.ts";
 import type { Now } from "./clock.ts";
 import { type ExecConfig, ExecCredentialSource, RefreshingFile } from "./credentials.ts";
 import { type KubeCluster, type KubeUser, type LoadKubeConfigOptions, loadKubeConfig } from "./kubeconfig.ts";
@@ -108,7 +109,10 @@ export function loadTransport(opts: TransportOptions = {}): Transport {
       })
     : undefined;
   if (cluster.proxyUrl && !/^https?:\/\//.test(cluster.proxyUrl)) {
-    problem(`${c}.proxy-url`, `${cluster.proxyUrl}: only http:// and https:// proxies are supported`);
+    problem(
+      `${c}.proxy-url`,
+      `${redactUrlCredentials(cluster.proxyUrl)}: only http:// and https:// proxies are supported`,
+    );
   }
   if (issues.length > 0) throw new ConfigError(where, issues);
 

@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError, Resources } from "../kube/client-types.ts";
-import type { Service } from "../kube/objects.ts";
+import type { Event, Service } from "../kube/objects.ts";
 import { settle } from "../kube/testdata/fake-clock.ts";
-import { nodeReference, objectReference } from "./events.ts";
+import { createEventRecorder, nodeReference, objectReference } from "./events.ts";
 import { recorderBed } from "./testing/event-recorder.ts";
+import { captureLogger } from "./testing/logger.ts";
 
 const setup = recorderBed;
 
@@ -140,6 +141,37 @@ describe("event recorder", () => {
         expect(client.requests.filter((r) => r.method === "create")).toHaveLength(c.times + 1);
       });
     }
+  });
+
+  describe("an event is never lost to a name already taken", () => {
+    test("two recorders writing about one object in the same millisecond both write their event", async () => {
+      const { clock, client, recorder, events } = setup();
+      const { logger } = captureLogger();
+      const other = createEventRecorder({ client, component: "service-controller", logger, now: clock.now });
+      for (let i = 0; i < 3; i++) {
+        recorder.event(nodeReference("n1"), "Normal", "A", `m${i}`);
+        other.event(nodeReference("n1"), "Normal", "B", `m${i}`);
+      }
+      await Promise.all([recorder.flush(), other.flush()]);
+      expect(
+        events()
+          .map((e) => `${e.reason}:${e.message}`)
+          .sort(),
+      ).toEqual(["A:m0", "A:m1", "A:m2", "B:m0", "B:m1", "B:m2"]);
+      expect(new Set(events().map((e) => e.metadata?.name)).size).toBe(6);
+    });
+
+    test("a create answered 409 AlreadyExists is written again under a fresh name", async () => {
+      const { client, recorder, events, dropped } = setup();
+      const taken = new KubeApiError('events "n1.x" already exists', { status: 409, reason: "AlreadyExists" });
+      client.fail({ method: "create", resource: "events" }, taken, { times: 2 });
+      recorder.event(nodeReference("n1"), "Normal", "Synced", "Node synced successfully");
+      await recorder.flush();
+      expect(events().map((e) => e.reason)).toEqual(["Synced"]);
+      const names = client.requests.filter((r) => r.method === "create").map((r) => (r.body as Event).metadata?.name);
+      expect(new Set(names).size).toBe(3);
+      expect(await dropped("write_failed")).toBe(0);
+    });
   });
 
   test("stop flushes and then ignores new events", async () => {

@@ -17,12 +17,21 @@
  *   operator set it, else the API server's flow control), so events never delay Node writes, and a node's `Synced`
  *   event is written seconds after its initialisation even when thousands of Nodes initialise at once.
  * - Naming and placement as upstream: `<object name>.<hex nanoseconds>`, in the object's namespace, `default` for
- *   cluster-scoped objects such as nodes.
+ *   cluster-scoped objects such as nodes. The nanoseconds are unique in the process (`eventNanos`), across all its
+ *   recorders, as client-go's nanosecond clock makes them; a name taken anyway (another process, a clock set back) is
+ *   answered 409 AlreadyExists, and the event is created again under a fresh name rather than dropped.
  */
 
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
-import { isNotFound, KubeApiError, type KubeClient, type ResourceRef, Resources } from "../kube/client-types.ts";
+import {
+  isAlreadyExists,
+  isNotFound,
+  KubeApiError,
+  type KubeClient,
+  type ResourceRef,
+  Resources,
+} from "../kube/client-types.ts";
 import type { Now, Sleep } from "../kube/clock.ts";
 import { abortableSleep } from "../kube/clock.ts";
 import type { Event, KubeObject, ObjectReference } from "../kube/objects.ts";
@@ -87,7 +96,6 @@ interface Pending {
   readonly reason: string;
   readonly message: string;
   readonly at: number;
-  readonly seq: number;
 }
 
 interface Seen {
@@ -115,6 +123,23 @@ export const EVENT_WRITES_IN_FLIGHT = 16;
  */
 export const DEFAULT_MAX_QUEUE = 1000;
 
+/**
+ * The last nanosecond stamp handed out. Process-wide on purpose: each controller has its own recorder, and two
+ * recorders naming events from millisecond clocks with counters of their own gave two events about one object the
+ * same name, so the second was refused 409 and lost.
+ */
+let lastNanos = 0n;
+
+/** A stamp for an event written at `atMs`: its time in nanoseconds, past every stamp this process handed out. */
+export const eventNanos = (atMs: number): bigint => {
+  const nanos = BigInt(Math.floor(atMs)) * 1_000_000n;
+  lastNanos = nanos > lastNanos ? nanos : lastNanos + 1n;
+  return lastNanos;
+};
+
+/** Creates of one event answered 409 AlreadyExists, each under a fresh name, before it is dropped. */
+const NAME_TAKEN_TRIES = 5;
+
 /** Tries of one event write answered 429 before it is dropped. */
 const THROTTLED_TRIES = 5;
 const DEFAULT_THROTTLE_WAIT_MS = 1000;
@@ -130,7 +155,6 @@ export const createEventRecorder = (options: EventRecorderOptions): EventRecorde
   const metrics: EventRecorderMetrics | undefined = options.registry && eventRecorderMetrics(options.registry);
   const source = host ? { component, host } : { component };
   const seen = new Map<string, Seen>();
-  let seq = 0;
   let stopped = false;
   let failing = false;
   let warnedFull = false;
@@ -178,6 +202,19 @@ export const createEventRecorder = (options: EventRecorderOptions): EventRecorde
     return client.create<Event>(Resources.events, body, { namespace });
   };
 
+  /** Creates the event under `name`, or under a fresh name each time the one tried is taken. */
+  const createNamed = async (p: Pending, name: string, count: number, firstTimestamp: string) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        const created = await create(p, name, count, firstTimestamp);
+        return { created, name };
+      } catch (err) {
+        if (!isAlreadyExists(err) || tries >= NAME_TAKEN_TRIES) throw err;
+        name = `${p.object.name}.${eventNanos(p.at).toString(16)}`;
+      }
+    }
+  };
+
   const write = async (p: Pending): Promise<void> => {
     const key = keyOf(p);
     const previous = seen.get(key);
@@ -185,18 +222,22 @@ export const createEventRecorder = (options: EventRecorderOptions): EventRecorde
     if (previous && p.at - previous.lastSeen <= window) {
       const count = previous.count + 1;
       const opts = { namespace: previous.namespace };
+      let name = previous.name;
       try {
         await client.patch<Event>(Resources.events, previous.name, "strategic", { count, lastTimestamp }, opts);
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        await create(p, previous.name, count, previous.firstTimestamp);
+        ({ name } = await createNamed(p, previous.name, count, previous.firstTimestamp));
       }
-      remember(key, { ...previous, count, lastSeen: p.at });
+      remember(key, { ...previous, name, count, lastSeen: p.at });
       return;
     }
-    const nanos = BigInt(Math.floor(p.at)) * 1_000_000n + BigInt(p.seq % 1_000_000);
-    const name = `${p.object.name}.${nanos.toString(16)}`;
-    const created = await create(p, name, 1, lastTimestamp);
+    const { created, name } = await createNamed(
+      p,
+      `${p.object.name}.${eventNanos(p.at).toString(16)}`,
+      1,
+      lastTimestamp,
+    );
     const namespace = created.metadata?.namespace ?? p.object.namespace ?? "default";
     remember(key, { name, namespace, count: 1, firstTimestamp: lastTimestamp, lastSeen: p.at });
   };
@@ -246,7 +287,7 @@ export const createEventRecorder = (options: EventRecorderOptions): EventRecorde
       logger.debug(
         `Event occurred object="${object.namespace ? `${object.namespace}/` : ""}${object.name}" kind="${object.kind}" apiVersion="${object.apiVersion ?? ""}" type="${type}" reason="${reason}" message="${message}"`,
       );
-      if (!writers.offer({ object: { ...object }, type, reason, message, at: now(), seq: seq++ })) {
+      if (!writers.offer({ object: { ...object }, type, reason, message, at: now() })) {
         metrics?.dropped.inc({ reason: "queue_full" });
         if (!warnedFull) logger.warn(`event queue full (${maxQueue}); dropping events`);
         warnedFull = true;

@@ -38,7 +38,7 @@ const get = (serving: Serving, path: string, token?: string, method = "GET") =>
     headers: token ? { authorization: `Bearer ${token}` } : {},
   });
 
-describe("the heap's debug paths with --profiling", () => {
+describe("the heap's debug paths with --profiling and --heap-snapshot", () => {
   const client = reviewingClient();
   let serving: Serving;
   beforeAll(async () => {
@@ -47,6 +47,7 @@ describe("the heap's debug paths with --profiling", () => {
       port: 0,
       client,
       profiling: true,
+      heapSnapshot: true,
       checks: [],
       registry: createMetricsRegistry({ defaultMetrics: false }),
       logger: captureLogger().logger,
@@ -113,6 +114,47 @@ describe("the heap's debug paths with --profiling", () => {
     } else {
       expect(json).toMatchObject({ type: "Inspector" });
       expect((json.nodeClassNames as string[]).length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe("which heap paths each flag serves", () => {
+  const cases = [
+    {
+      name: "the defaults (profiling alone): stats, never the snapshot",
+      profiling: true,
+      heapSnapshot: false,
+      stats: 200,
+      snapshot: 404,
+    },
+    {
+      name: "--heap-snapshot alone: the snapshot only",
+      profiling: false,
+      heapSnapshot: true,
+      stats: 404,
+      snapshot: 200,
+    },
+    { name: "--profiling=false: neither", profiling: false, heapSnapshot: false, stats: 404, snapshot: 404 },
+  ];
+  test.each(cases)("$name", async (c) => {
+    const serving = await startServing({
+      bindAddress: "127.0.0.1",
+      port: 0,
+      client: reviewingClient(),
+      profiling: c.profiling,
+      heapSnapshot: c.heapSnapshot,
+      checks: [],
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+      logger: captureLogger().logger,
+      now: Date.now,
+    });
+    try {
+      expect((await get(serving, "/debug/heap/stats", "ops-token")).status).toBe(c.stats);
+      expect((await get(serving, "/debug/heap/snapshot?format=yaml", "ops-token")).status).toBe(
+        c.snapshot === 200 ? 400 : 404,
+      );
+    } finally {
+      await serving.stop();
     }
   });
 });

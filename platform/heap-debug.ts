@@ -1,6 +1,9 @@
 /**
- * The runtime's answer to upstream's `/debug/pprof/*` (`--profiling`, on by default): where the process's memory is,
- * served on the secure port behind the same delegated authentication and authorisation as `/metrics`.
+ * The runtime's answer to upstream's `/debug/pprof/*`: where the process's memory is, served on the secure port behind
+ * the same delegated authentication and authorisation as `/metrics`. The figures come with `--profiling` (on by
+ * default, as upstream's); the snapshot only with `--heap-snapshot` (ours, off by default), because it holds every
+ * secret in the process in clear while pprof's profiles hold none, and an RBAC rule for `/debug/*`, which pprof
+ * scrapers commonly get, would grant it.
  *
  * - `GET /debug/heap/stats` — JSON: the JavaScript heap (`heapStats()` of `bun:jsc`, object counts by type), the
  *   allocator outside it (`memoryUsage()` of `bun:jsc`: mimalloc's committed bytes), `process.memoryUsage()`, and
@@ -11,8 +14,8 @@
  *   which Chrome DevTools (Memory tab, Load), VS Code and `scripts/bench/heap-snapshot.ts` read; `?format=jsc` gives
  *   JavaScriptCore's own format instead, for Safari's Web Inspector. Writing one stops the process for as long as
  *   it takes to walk the heap and holds the snapshot in memory once (44 MB at 5000 kubelet-shaped Nodes before the
- *   informer keep-lists). A snapshot holds values, credentials included, not only sizes: the authoriser decides who
- *   may take one, as it does for every path here.
+ *   informer keep-lists). A snapshot holds values, credentials included, not only sizes: off unless the operator
+ *   asks for it, and then the authoriser decides who may take one, as it does for every path here.
  *
  * RssFile is mostly the executable's own pages (code and the embedded sources): file-backed, shared with every other
  * process that maps the same file and dropped by the kernel under pressure without writing anything, unlike RssAnon.
@@ -22,7 +25,7 @@ import { heapStats, memoryUsage } from "bun:jsc";
 import { readFileSync } from "node:fs";
 import type { RouteHandler } from "./serving.ts";
 
-/** The paths served when profiling is on. */
+/** The paths served: stats with `--profiling`, the snapshot with `--heap-snapshot`. */
 export const HEAP_STATS_PATH = "/debug/heap/stats";
 export const HEAP_SNAPSHOT_PATH = "/debug/heap/snapshot";
 
@@ -115,22 +118,24 @@ export function heapStatsBody(collect: boolean): HeapStatsBody {
 const NO_CACHE = { "cache-control": "no-cache, private" };
 const truthy = (v: string | null) => v !== null && v !== "0" && v !== "false";
 
-/** The routes to serve when `--profiling` is on; a method other than GET answers 405. */
-export function heapDebugRoutes(): Record<string, RouteHandler> {
+/** The routes each of `stats` and `snapshot` turns on; a method other than GET answers 405. */
+export function heapDebugRoutes(serve: { stats: boolean; snapshot: boolean }): Record<string, RouteHandler> {
   const onlyGet = (handler: (url: URL) => Response): RouteHandler => {
     return (request) =>
       request.method === "GET"
         ? handler(new URL(request.url))
         : new Response("405 method not allowed\n", { status: 405, headers: { allow: "GET" } });
   };
-  return {
-    [HEAP_STATS_PATH]: onlyGet(
+  const routes: Record<string, RouteHandler> = {};
+  if (serve.stats)
+    routes[HEAP_STATS_PATH] = onlyGet(
       (url) =>
         new Response(`${JSON.stringify(heapStatsBody(truthy(url.searchParams.get("gc"))), null, 2)}\n`, {
           headers: { "content-type": "application/json", ...NO_CACHE },
         }),
-    ),
-    [HEAP_SNAPSHOT_PATH]: onlyGet((url) => {
+    );
+  if (serve.snapshot)
+    routes[HEAP_SNAPSHOT_PATH] = onlyGet((url) => {
       const format = url.searchParams.get("format") ?? "v8";
       if (format !== "v8" && format !== "jsc") {
         return new Response(`format must be v8 (Chrome DevTools) or jsc (Safari Web Inspector), got "${format}"\n`, {
@@ -148,6 +153,6 @@ export function heapDebugRoutes(): Record<string, RouteHandler> {
           ...NO_CACHE,
         },
       });
-    }),
-  };
+    });
+  return routes;
 }

@@ -1,6 +1,6 @@
 /**
  * The manager's HTTPS endpoint (`--bind-address`, `--secure-port`): health checks, Prometheus metrics, with
- * `profiling` the heap's figures and snapshots (`/debug/heap/*`, `heap-debug.ts`), and any extra routes (e.g.
+ * `profiling` the heap's figures and with `heapSnapshot` its snapshots (`/debug/heap/*`, `heap-debug.ts`), and any extra routes (e.g.
  * `/configz`), behind delegated authentication and authorisation (`delegated-auth.ts`).
  *
  * `port: 0` listens on a random free port (tests). The flag's meaning of 0 — no server at all — is the caller's:
@@ -41,8 +41,10 @@ export interface ServingOptions {
   /** Served at `/healthz`, `/readyz`, `/livez` and `/<endpoint>/<name>`; `ping` is added first. */
   readonly checks: readonly HealthCheck[];
   readonly registry: Registry;
-  /** `--profiling`: serve `/debug/heap/stats` and `/debug/heap/snapshot` (guarded like `/metrics`); off ⇒ 404. */
+  /** `--profiling`: serve `/debug/heap/stats` (guarded like `/metrics`); off ⇒ 404. */
   readonly profiling?: boolean;
+  /** `--heap-snapshot`: serve `/debug/heap/snapshot` (guarded like `/metrics`); off ⇒ 404. It holds secrets in clear. */
+  readonly heapSnapshot?: boolean;
   /** More guarded routes by exact path, e.g. `/configz`. */
   readonly routes?: Readonly<Record<string, RouteHandler>>;
   readonly logger: ConsolaInstance;
@@ -100,7 +102,7 @@ export const startServing = async (options: ServingOptions): Promise<Serving> =>
       new Response(await registry.metrics(), {
         headers: { "content-type": registry.contentType, "cache-control": "no-cache, private" },
       }),
-    ...(options.profiling ? heapDebugRoutes() : {}),
+    ...heapDebugRoutes({ stats: options.profiling ?? false, snapshot: options.heapSnapshot ?? false }),
     ...options.routes,
   };
 

@@ -4,7 +4,7 @@
  */
 import type * as v from "valibot";
 import { ConfigError } from "../config/errors.ts";
-import { rejectDuplicateKeys, validate } from "../config/validate.ts";
+import { rejectMisreadYaml, validate } from "../config/validate.ts";
 
 /** Parse a cloud-config (YAML, of which JSON is a subset) and validate it against `schema`. */
 export function parseCloudConfig<S extends v.GenericSchema>(
@@ -22,7 +22,7 @@ export function parseCloudConfig<S extends v.GenericSchema>(
         cause: err,
       });
     }
-    rejectDuplicateKeys(text, where);
+    rejectMisreadYaml(text, where);
   }
   return validate(schema, raw ?? {}, where);
 }

@@ -28,7 +28,8 @@ export function flagsReference(): string {
     "Generated from `cmd/flags.ts` by `bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
     "",
     "Every upstream `cloud-controller-manager` flag is accepted. Those marked *compatibility only* are parsed and",
-    "checked but have no effect here; the command names any that were given in one warning at start.",
+    "checked but have no effect here; the command names any that were given in one warning at start. Those marked",
+    "*ours* are not upstream's: flags this implementation adds.",
     "",
   ];
   for (const section of SECTIONS) {
@@ -43,6 +44,7 @@ export function flagsReference(): string {
     for (const f of flags) {
       const notes = [
         f.effect === "none" ? "*compatibility only*" : "",
+        f.origin === "ours" ? "*ours*" : "",
         f.deprecated ? `*deprecated: ${f.deprecated}*` : "",
       ];
       const meaning = [f.help, ...notes.filter(Boolean)].join(" ");

@@ -91,6 +91,16 @@ describe("flag values the manager cannot honour", () => {
   });
 });
 
+describe("a cloud-config with a tagged value", () => {
+  test("is refused before anything starts, naming the key, never read as the tag's text", async () => {
+    const tagged = join(dir, "tagged-cloud.yaml");
+    await writeFile(tagged, "url: http://127.0.0.1:9\ntoken: !!binary aGVsbG8=\n", { mode: 0o600 });
+    const r = await runExecutable(allInOne, ["--cloud-provider=sandbox", `--cloud-config=${tagged}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("token: has the YAML tag !!binary (line 2), which is not applied here");
+  });
+});
+
 describe.concurrent("a manager that cannot reach the API server", () => {
   let api: ApiServer;
   beforeAll(async () => {

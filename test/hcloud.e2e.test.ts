@@ -25,7 +25,7 @@ import {
   robotUser,
   startHcloudWorld,
 } from "./support/hcloud.ts";
-import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
+import { freePort, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 import { setNodeReady } from "./support/proxmox.ts";
 
 let api: ApiServer;
@@ -324,3 +324,14 @@ test("sandbox --cloud=hcloud prints the command; hcloud-cloud-controller-manager
     sandbox.proc.kill("SIGKILL");
   }
 }, 180_000);
+
+test("a password in HCLOUD_ENDPOINT is never printed, not even in the line that says why the manager exits", async () => {
+  const endpoint = `http://ccm:pa55word@127.0.0.1:${freePort()}/v1`;
+  await startManager(world.env({ HCLOUD_ENDPOINT: endpoint }));
+  const running = manager as RunningProcess;
+  expect(await running.exited).toBe(1);
+  const out = running.output();
+  const last = out.trimEnd().split("\n").at(-1) ?? "";
+  expect(last).toContain("HCLOUD_ENDPOINT=http://ccm:xxxxx@127.0.0.1:");
+  expect(out).not.toContain("pa55word");
+}, 60_000);

@@ -43,6 +43,7 @@ describe("inventory ConfigMap entries", () => {
         yaml: "zone: [\n",
         fields: "zone: 'a b'\ncolour: blue\naddresses: { InternalIP: nope }\n",
         twin: "providerID: metal://good\n",
+        tagged: "zone: a\ninstanceType: !!binary YzEubWVkaXVt\n",
       },
     });
     expect(read?.machines.map((m) => m.name)).toEqual(["good"]);
@@ -55,5 +56,6 @@ describe("inventory ConfigMap entries", () => {
       "zone: must be a valid label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
     ]);
     expect(invalid.twin).toEqual(['providerID "metal://good" is also the provider ID of "good"']);
+    expect(invalid.tagged).toEqual([expect.stringMatching(/^instanceType: has the YAML tag !!binary \(line 2\)/)]);
   });
 });

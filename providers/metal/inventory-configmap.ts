@@ -4,7 +4,7 @@
  * every problem and the fix, and its node is neither initialised from it nor ever reported missing.
  */
 import * as v from "valibot";
-import { issuesOf } from "../../config/validate.ts";
+import { issuesOf, tagIssues } from "../../config/validate.ts";
 import type { ConfigMap } from "../../kube/objects.ts";
 import type { ConfigMapMachines } from "./inventory.ts";
 import { type Machine, machineBodySchema, toMachine } from "./machine-schema.ts";
@@ -28,6 +28,14 @@ export function readInventoryConfigMap(cm: ConfigMap | undefined): ConfigMapMach
       raw = text.trim() === "" ? {} : Bun.YAML.parse(text);
     } catch (err) {
       invalid.set(name, [`not valid YAML: ${(err as Error).message}`]);
+      continue;
+    }
+    const tagged = tagIssues(text);
+    if (tagged.length > 0) {
+      invalid.set(
+        name,
+        tagged.map((i) => `${i.path}: ${i.message}`),
+      );
       continue;
     }
     const result = v.safeParse(machineBodySchema, raw ?? {}, { abortEarly: false });

@@ -100,13 +100,11 @@ describe("load balancers", () => {
     await h.call("PUT", "/_emulator/settings", { actionDurationMs: 0 });
   });
 
-  test("services: defaults, partial update, and the errors of a duplicate port, a missing one and https without a certificate", async () => {
+  test("services: defaults, partial update, and the errors of a duplicate port, a missing one, an incomplete health check and https without a certificate", async () => {
     const id = await createLb();
     const post = (action: string, body: unknown) => h.call("POST", `/load_balancers/${id}/actions/${action}`, body);
-    expect(
-      (await post("add_service", { protocol: "http", health_check: { protocol: "http", http: { path: "/healthz" } } }))
-        .status,
-    ).toBe(201);
+    const check = { protocol: "http", port: 80, interval: 15, timeout: 10, retries: 3, http: { path: "/healthz" } };
+    expect((await post("add_service", { protocol: "http", health_check: check })).status).toBe(201);
     const service = (await h.call("GET", `/load_balancers/${id}`)).body.load_balancer.services[0];
     expect(service).toMatchObject({
       protocol: "http",
@@ -132,6 +130,11 @@ describe("load balancers", () => {
       ["add_service", { protocol: "tcp", listen_port: 80, destination_port: 1 }, "source_port_already_used"],
       ["add_service", { protocol: "tcp", listen_port: 81 }, "invalid_input"],
       ["add_service", { protocol: "https" }, "invalid_input"],
+      [
+        "add_service",
+        { protocol: "tcp", listen_port: 82, destination_port: 1, health_check: { protocol: "tcp", port: 1 } },
+        "invalid_input",
+      ],
       ["update_service", { listen_port: 8080, proxyprotocol: true }, "not_found"],
       ["delete_service", { listen_port: 8080 }, "not_found"],
     ];

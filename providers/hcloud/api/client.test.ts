@@ -54,6 +54,28 @@ describe("hcloud error envelope", () => {
       { code: "uniqueness_error", message: "name is already used (name)" },
     ],
     [
+      "the limit a resource_limit_exceeded names",
+      {
+        error: {
+          code: "resource_limit_exceeded",
+          message: "project limit exceeded",
+          details: { limits: [{ name: "project_limit" }] },
+        },
+      },
+      { code: "resource_limit_exceeded", message: "project limit exceeded (limit: project_limit)" },
+    ],
+    [
+      "every limit it names",
+      {
+        error: {
+          code: "resource_limit_exceeded",
+          message: "limits exceeded",
+          details: { limits: [{ name: "servers" }, { name: "primary_ips" }] },
+        },
+      },
+      { code: "resource_limit_exceeded", message: "limits exceeded (limits: servers, primary_ips)" },
+    ],
+    [
       "null details",
       { error: { code: "not_found", message: "x", details: null } },
       { code: "not_found", message: "x" },

@@ -7,6 +7,7 @@
  *
  * Listings go through `listAll`: pages of 50 (the API's maximum), so a project of N servers costs ⌈N/50⌉ calls.
  */
+import type { ConsolaInstance } from "consola";
 import * as v from "valibot";
 import { abortableSleep, type Now, type Sleep } from "../../../kube/clock.ts";
 import type { CallContext, RateLimit } from "../../cloud.ts";
@@ -44,6 +45,7 @@ const envelope = v.object({
           fields: v.optional(
             v.array(v.object({ name: v.string(), messages: v.optional(v.nullable(v.array(v.string()))) })),
           ),
+          limits: v.optional(v.array(v.object({ name: v.string() }))),
         }),
       ),
     ),
@@ -52,16 +54,19 @@ const envelope = v.object({
 
 /**
  * Hetzner's `{"error": {"code", "message", "details"}}`; for `invalid_input` and `uniqueness_error` the fields the
- * API named (`details.fields`) are added to the message, since its message alone says only "invalid input".
+ * API named (`details.fields`) are added to the message, since its message alone says only "invalid input"; for
+ * `resource_limit_exceeded` the limits it named (`details.limits`), so the operator knows which one to raise.
  */
 export function hcloudErrorOf(body: unknown): { code: string; message: string } | undefined {
   const parsed = v.safeParse(envelope, body);
   if (!parsed.success) return undefined;
   const { code, message, details } = parsed.output.error;
-  const fields = (details?.fields ?? []).map((f) =>
+  const notes = (details?.fields ?? []).map((f) =>
     f.messages?.length ? `${f.name}: ${f.messages.join(", ")}` : f.name,
   );
-  return { code, message: fields.length > 0 ? `${message} (${fields.join("; ")})` : message };
+  const limits = (details?.limits ?? []).map((l) => l.name);
+  if (limits.length > 0) notes.push(`${limits.length === 1 ? "limit" : "limits"}: ${limits.join(", ")}`);
+  return { code, message: notes.length > 0 ? `${message} (${notes.join("; ")})` : message };
 }
 
 /** `rateLimit` defaults to `hcloudRateLimit`; `metrics` takes the kit's `cloudprovider_hcloud_api_*` metrics. */
@@ -79,6 +84,8 @@ export interface HcloudTransport {
   readonly client: CloudApiClient;
   readonly now: Now;
   readonly sleep: Sleep;
+  /** Where the readers warn about what of an answer they left out. */
+  readonly logger?: ConsolaInstance;
 }
 
 const NAME = "hcloud/api";
@@ -106,7 +113,7 @@ export function createHcloudTransport(o: HcloudTransportOptions): HcloudTranspor
     ...(fetcher && { fetch: fetcher }),
     ...(logger && { logger }),
   });
-  return { client, now, sleep };
+  return { client, now, sleep, ...(logger && { logger }) };
 }
 
 const pagination = v.object({

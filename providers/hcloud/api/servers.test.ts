@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { captureLogger } from "../../../platform/testing/logger.ts";
 import { createNetwork, createServer, type Harness } from "../../../sandbox/hcloud/testing.ts";
 import { CloudApiSchemaError } from "../../kit/http/errors.ts";
 import { startTestServer, type TestServer } from "../../kit/http/testing.ts";
@@ -49,6 +50,33 @@ describe("hcloud servers against the emulator", () => {
       ipv6Net: expect.stringMatching(/::\/64$/),
       privateNets: [{ network, ip: "10.0.1.2" }],
       labels: { role: "worker" },
+    });
+  });
+
+  describe("a private_net entry without ip, as the API document allows, is left out of its server alone", () => {
+    const cases = [
+      { name: "listServers: every server listed, the odd one without the entry", call: "list" },
+      { name: "getServer: the server, without the entry", call: "get" },
+    ] as const;
+    test.each(cases)("$name", async (c) => {
+      const started = setUp();
+      const { logger, logs } = captureLogger();
+      const servers = new HcloudServers({ ...started.t, logger });
+      const network = await createNetwork(started.h);
+      const odd = await createServer(started.h, "odd", { networks: [network] });
+      await createServer(started.h, "plain", { networks: [network] });
+      // The shape the document allows and the emulator sends when told: an attachment without its ip.
+      started.h.emulator.world.servers
+        .get(odd)
+        ?.private_net.push({ network: 77, alias_ips: [], mac_address: "86:00:00:00:00:01" });
+      const got = c.call === "list" ? await servers.listServers(ctx) : [await servers.getServer(ctx, odd)];
+      const byName = new Map(got.map((server) => [server?.name, server?.privateNets]));
+      expect(byName.get("odd")).toEqual([{ network, ip: "10.0.1.2" }]);
+      if (c.call === "list") expect(byName.get("plain")).toEqual([{ network, ip: "10.0.1.3" }]);
+      const op = c.call === "list" ? "listServers" : "getServer";
+      expect(logs.filter((l) => l.type === "warn").map((l) => l.message)).toEqual([
+        `hcloud/api.${op}: server ${odd} (odd): left out private_net[1]: ip: Invalid key: Expected "ip" but received undefined`,
+      ]);
     });
   });
 

@@ -3,13 +3,20 @@
  * server by ID. The schema is written from the public API documentation and asks only for what the provider uses:
  * unknown fields are ignored, and `datacenter` (deprecated, dropped by the API in 2026) may be missing — the
  * location is read from `location`, else from `datacenter.location` for an API that still sends only that.
+ *
+ * One odd entry never costs the listing: a `private_net` entry the provider cannot read (the API document does not
+ * require its `ip`) is left out of that server, with a warning naming the server and the entry, instead of failing
+ * the page and with it every Node's lookup.
  */
+
+import type { ConsolaInstance } from "consola";
 import * as v from "valibot";
 import type { CallContext } from "../../cloud.ts";
 import { type HcloudTransport, listAll } from "./client.ts";
 
 const named = v.object({ name: v.string() });
 const locationSchema = v.object({ name: v.string(), network_zone: v.optional(v.string()) });
+const privateNetSchema = v.object({ network: v.number(), ip: v.string() });
 
 export const serverSchema = v.pipe(
   v.object({
@@ -25,7 +32,8 @@ export const serverSchema = v.pipe(
         ipv6: v.optional(v.nullable(v.object({ ip: v.string() }))),
       }),
     ),
-    private_net: v.optional(v.nullable(v.array(v.object({ network: v.number(), ip: v.string() }))), []),
+    // Read entry by entry in `cloudServer`: one that does not parse is left out, not the whole answer.
+    private_net: v.optional(v.nullable(v.array(v.unknown())), []),
     labels: v.optional(v.nullable(v.record(v.string(), v.string())), {}),
   }),
   v.transform(cloudServer),
@@ -50,6 +58,9 @@ export interface CloudServer {
   readonly labels: Readonly<Record<string, string>>;
 }
 
+/** A server as read, with what of it could not be read and was left out (`private_net[1]: ip: …`). */
+type ReadServer = CloudServer & { readonly unreadable?: readonly string[] };
+
 function cloudServer(s: {
   id: number;
   name: string;
@@ -61,10 +72,20 @@ function cloudServer(s: {
     | null
     | undefined;
   public_net?: { ipv4?: { ip: string } | null | undefined; ipv6?: { ip: string } | null | undefined } | undefined;
-  private_net: { network: number; ip: string }[] | null;
+  private_net: unknown[] | null;
   labels: Record<string, string> | null;
-}): CloudServer {
+}): ReadServer {
   const location = s.location ?? s.datacenter?.location;
+  const privateNets: { network: number; ip: string }[] = [];
+  const unreadable: string[] = [];
+  for (const [i, entry] of (s.private_net ?? []).entries()) {
+    const read = v.safeParse(privateNetSchema, entry);
+    if (read.success) privateNets.push(read.output);
+    else {
+      const why = read.issues.map((issue) => `${v.getDotPath(issue) ?? ""}: ${issue.message}`.replace(/^: /, ""));
+      unreadable.push(`private_net[${i}]: ${why.join("; ")}`);
+    }
+  }
   const ipv4 = s.public_net?.ipv4?.ip;
   const ipv6 = s.public_net?.ipv6?.ip;
   return {
@@ -76,9 +97,20 @@ function cloudServer(s: {
     networkZone: location?.network_zone ?? "",
     ...(ipv4 && { ipv4 }),
     ...(ipv6 && { ipv6Net: ipv6 }),
-    privateNets: s.private_net ?? [],
+    privateNets,
     labels: s.labels ?? {},
+    ...(unreadable.length > 0 && { unreadable }),
   };
+}
+
+/** The servers without their `unreadable` notes, each note a warning on `logger`. */
+function reported(op: string, servers: readonly ReadServer[], logger: ConsolaInstance | undefined): CloudServer[] {
+  return servers.map(({ unreadable, ...server }) => {
+    for (const note of unreadable ?? []) {
+      logger?.warn(`hcloud/api.${op}: server ${server.id} (${server.name}): left out ${note}`);
+    }
+    return server;
+  });
 }
 
 export interface ServerFilter {
@@ -102,14 +134,15 @@ export class HcloudServers implements HcloudServersApi {
     this.#t = transport;
   }
 
-  listServers(ctx: CallContext, filter: ServerFilter = {}): Promise<CloudServer[]> {
-    return listAll(this.#t, ctx, {
+  async listServers(ctx: CallContext, filter: ServerFilter = {}): Promise<CloudServer[]> {
+    const servers = await listAll(this.#t, ctx, {
       operation: "listServers",
       path: "/servers",
       key: "servers",
       item: serverSchema,
       query: { name: filter.name, label_selector: filter.labelSelector },
     });
+    return reported("listServers", servers, this.#t.logger);
   }
 
   async getServer(ctx: CallContext, id: number): Promise<CloudServer | undefined> {
@@ -120,6 +153,6 @@ export class HcloudServers implements HcloudServersApi {
       answer: v.object({ server: serverSchema }),
       notFound: true,
     });
-    return answer?.server;
+    return answer && reported("getServer", [answer.server], this.#t.logger)[0];
   }
 }

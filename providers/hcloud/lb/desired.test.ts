@@ -44,7 +44,7 @@ describe("desiredLoadBalancer", () => {
             protocol: "tcp",
             destination_port: 30080,
             proxyprotocol: false,
-            health_check: { protocol: "tcp", port: 30080 },
+            health_check: { protocol: "tcp", port: 30080, interval: 15, timeout: 10, retries: 3 },
           },
         ]);
         expect(d.targets).toEqual([
@@ -86,18 +86,60 @@ describe("desiredLoadBalancer", () => {
           protocol: "http",
           port: 30080,
           interval: 5,
+          timeout: 10,
+          retries: 3,
           http: { path: "/healthz" },
         }),
     ],
     [
       "HTTP health-check options need an HTTP check (hccm ignores them on TCP)",
       { annotations: { [`${A}health-check-http-path`]: "/healthz" } },
-      (d) => expect(d.services[0]?.health_check).toEqual({ protocol: "tcp", port: 30080 }),
+      (d) =>
+        expect(d.services[0]?.health_check).toEqual({
+          protocol: "tcp",
+          port: 30080,
+          interval: 15,
+          timeout: 10,
+          retries: 3,
+        }),
     ],
     [
       "the health-check settings are defaults",
       { env: { HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES: "2" } },
-      (d) => expect(d.services[0]?.health_check).toEqual({ protocol: "tcp", port: 30080, retries: 2 }),
+      (d) =>
+        expect(d.services[0]?.health_check).toEqual({
+          protocol: "tcp",
+          port: 30080,
+          interval: 15,
+          timeout: 10,
+          retries: 2,
+        }),
+    ],
+    [
+      "a check is always complete: Hetzner's interval, timeout and retries where nothing sets them",
+      { annotations: { [`${A}health-check-port`]: "8080" } },
+      (d) =>
+        expect(d.services[0]?.health_check).toEqual({
+          protocol: "tcp",
+          port: 8080,
+          interval: 15,
+          timeout: 10,
+          retries: 3,
+        }),
+    ],
+    [
+      "the settings' durations in seconds, as the API takes them",
+      {
+        env: { HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL: "30s", HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT: "5s" },
+      },
+      (d) =>
+        expect(d.services[0]?.health_check).toEqual({
+          protocol: "tcp",
+          port: 30080,
+          interval: 30,
+          timeout: 5,
+          retries: 3,
+        }),
     ],
     [
       "a UDP port is left out with a warning",

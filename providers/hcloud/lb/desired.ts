@@ -192,17 +192,29 @@ function httpOptions(input: DesiredInput, warnings: string[]): Pick<ServiceBody,
 }
 
 /**
+ * Hetzner's defaults for what the API document requires of every health check, used when neither an annotation nor
+ * the provider's `HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_*` setting gives a value: seconds, seconds, tries.
+ */
+export const HEALTH_CHECK_DEFAULTS = { interval: 15, timeout: 10, retries: 3 } as const;
+
+/**
  * hccm's rule: a check of its own when any health-check annotation (or setting) is given, its protocol the port's
- * unless named; otherwise a TCP check of the NodePort.
+ * unless named; otherwise a TCP check of the NodePort. Always complete: `interval`, `timeout` and `retries` are
+ * required by the API document, so a value not given is Hetzner's default.
  */
 function healthCheck(a: HcloudAnnotationValues, nodePort: number): HealthCheckBody {
+  const timing = {
+    interval: a.healthCheckInterval === undefined ? HEALTH_CHECK_DEFAULTS.interval : a.healthCheckInterval / 1000,
+    timeout: a.healthCheckTimeout === undefined ? HEALTH_CHECK_DEFAULTS.timeout : a.healthCheckTimeout / 1000,
+    retries: a.healthCheckRetries ?? HEALTH_CHECK_DEFAULTS.retries,
+  };
   const own =
     a.healthCheckProtocol !== undefined ||
     a.healthCheckPort !== undefined ||
     a.healthCheckInterval !== undefined ||
     a.healthCheckTimeout !== undefined ||
     a.healthCheckRetries !== undefined;
-  if (!own) return { protocol: "tcp", port: nodePort };
+  if (!own) return { protocol: "tcp", port: nodePort, ...timing };
   const protocol = a.healthCheckProtocol ?? a.protocol;
   const http = {
     ...(a.healthCheckHTTPDomain === undefined ? {} : { domain: a.healthCheckHTTPDomain }),
@@ -213,9 +225,7 @@ function healthCheck(a: HcloudAnnotationValues, nodePort: number): HealthCheckBo
   return {
     protocol,
     port: a.healthCheckPort ?? nodePort,
-    ...(a.healthCheckInterval === undefined ? {} : { interval: a.healthCheckInterval / 1000 }),
-    ...(a.healthCheckTimeout === undefined ? {} : { timeout: a.healthCheckTimeout / 1000 }),
-    ...(a.healthCheckRetries === undefined ? {} : { retries: a.healthCheckRetries }),
+    ...timing,
     ...(protocol !== "tcp" && Object.keys(http).length > 0 ? { http } : {}),
   };
 }

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
+import { captureLogger } from "../../../platform/testing/logger.ts";
 import { freePort } from "../../../scripts/lib/processes.ts";
 import { findInCauseChain, RetryError } from "../../errors.ts";
 import { rejection } from "../../testing.ts";
 import type { Method } from "./client.ts";
-import { CloudApiError, CloudApiSchemaError } from "./errors.ts";
+import { CloudApiAnswerTooLargeError, CloudApiError, CloudApiSchemaError } from "./errors.ts";
 import { errorAnswer, useTestBed } from "./testing.ts";
 
 const token = "s3cr3t-token-value";
@@ -227,6 +228,52 @@ describe("timeouts and aborts", () => {
   });
 });
 
+describe("the bound on an answer's size", () => {
+  const json = (bytes: number) => `{"machine":{"id":"m-1","zone":"${"a".repeat(bytes - 34)}"}}`;
+  /** Chunks of 1 KiB for ever: only a client that stops reading ends the call. */
+  const endless = () => {
+    const chunk = new TextEncoder().encode(" ".repeat(1024));
+    return new Response(new ReadableStream({ pull: (c) => c.enqueue(chunk) }), {
+      headers: { "content-type": "application/json" },
+    });
+  };
+  const cases = [
+    { name: "an endless answer is refused past the bound, unread", answer: endless, bound: {}, refused: true },
+    {
+      name: "a declared Content-Length past the bound is refused before its body is read",
+      answer: () => new Response(json(4096), { headers: { "content-length": "4096" } }),
+      bound: {},
+      refused: true,
+    },
+    {
+      name: "an answer of exactly the bound is read",
+      answer: () => new Response(json(2048)),
+      bound: {},
+      refused: false,
+    },
+    {
+      name: "a request's own bound replaces the client's",
+      answer: () => new Response(json(4096)),
+      bound: { maxAnswerBytes: 8192 },
+      refused: false,
+    },
+  ];
+  test.each(cases)("$name", async (c) => {
+    bed.server.answer(c.answer);
+    const request = { operation: "listMachines", method: "GET" as const, path: "/machines", answer, ...c.bound };
+    const call = client({ maxAnswerBytes: 2048 }).request(ctx, request);
+    if (!c.refused) {
+      expect(await call).toEqual({ machine: { id: "m-1", zone: expect.any(String) } });
+      return;
+    }
+    const err = await rejection(() => call);
+    expect(err).toBeInstanceOf(CloudApiAnswerTooLargeError);
+    expect(err.message).toStartWith("test/api.listMachines: the cloud's 200 answer is ");
+    expect(err.message).toContain("the 2048 bytes one answer may hold (maxAnswerBytes)");
+    expect(bed.server.received).toHaveLength(1);
+  });
+});
+
 describe("secrets", () => {
   test("the token never appears in an error message, even when the cloud echoes it", async () => {
     bed.server.answer((r) => errorAnswer(401, "unauthorized", `bad token ${r.headers.get("authorization")}`));
@@ -234,5 +281,25 @@ describe("secrets", () => {
     expect(err.message).toBe("test/api.getMachine: 401 unauthorized: bad token [redacted]");
     bed.server.answer((r) => new Response(`no ${r.headers.get("authorization")?.slice(7)}`, { status: 403 }));
     expect((await rejection(() => get())).message).not.toContain(token);
+  });
+
+  describe("a password in the base URL never appears in an error message or a log line", () => {
+    const cases = [
+      { name: "a refused connection", baseUrl: () => `http://u:pa55word@127.0.0.1:${freePort()}/v1` },
+      {
+        name: "a next page outside the base URL",
+        baseUrl: () => `${bed.server.url.replace("//", "//u:pa55word@")}/v1`,
+      },
+    ];
+    test.each(cases)("$name", async (c) => {
+      const { logger, logs } = captureLogger();
+      const path = c.name.startsWith("a next page") ? "http://elsewhere.example/v1/x" : "/x";
+      const err = await rejection(() =>
+        client({ baseUrl: c.baseUrl(), logger }).request(ctx, { operation: "op", method: "GET", path, answer }),
+      );
+      const printed = [err.message, ...logs.map((l) => l.message)].join("\n");
+      expect(printed).toContain("u:xxxxx@127.0.0.1");
+      expect(printed).not.toContain("pa55word");
+    });
   });
 });

@@ -45,6 +45,11 @@ export interface CloudApiClientOptions {
   readonly auth?: () => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
   /** Per attempt, on top of the caller's signal. */
   readonly timeoutMs: number;
+  /**
+   * The longest answer one call may get, in bytes; a longer one is refused with a `CloudApiAnswerTooLargeError`
+   * and its rest left unread. Default `DEFAULT_MAX_ANSWER_BYTES`; a request may set its own.
+   */
+  readonly maxAnswerBytes?: number;
   readonly retry?: Partial<RetryPolicy>;
   /** The provider's declared `CloudProvider.rateLimit`: every attempt takes a token first. Absent ⇒ unlimited. */
   readonly rateLimit?: RateLimit | undefined;
@@ -69,8 +74,15 @@ export interface CloudApiClientOptions {
  */
 export type CloudApiClientTuning = Pick<
   CloudApiClientOptions,
-  "metrics" | "rateLimit" | "retry" | "logger" | "fetch" | "now" | "sleep" | "random"
+  "metrics" | "rateLimit" | "retry" | "maxAnswerBytes" | "logger" | "fetch" | "now" | "sleep" | "random"
 >;
+
+/**
+ * The default bound on one answer: 16 MiB. Generous for real listings — a page of 50 Hetzner servers is about
+ * 250 KB, Proxmox's `/cluster/resources` for 10 000 guests a few MB — and small enough that reading it (several
+ * times its size while parsed) fits a pod's memory limit.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export interface CloudRequest<S extends v.GenericSchema> {
   /** The metric label and the error prefix's last part: `getMachine`. */
@@ -90,6 +102,8 @@ export interface CloudRequest<S extends v.GenericSchema> {
   readonly notFound?: boolean;
   /** Whether repeating the request after an ambiguous failure is harmless; default by method (retry-policy.ts). */
   readonly idempotent?: boolean;
+  /** This call's bound on its answer, in bytes, instead of the client's `maxAnswerBytes`. */
+  readonly maxAnswerBytes?: number;
 }
 
 /** Used when a 429 outlasts the retries without saying how long to wait. */
@@ -163,7 +177,9 @@ export class CloudApiClient {
     const idempotent = req.idempotent ?? idempotentByMethod(req.method);
     for (let retries = 0; ; retries++) {
       await this.#takeTurn(ctx, op);
-      const attempt = await send({ op, method: req.method, url, body, ctx, ...(await this.#transport(body)) });
+      const maxAnswerBytes = req.maxAnswerBytes ?? this.#o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+      const transport = await this.#transport(body);
+      const attempt = await send({ op, method: req.method, url, body, ctx, maxAnswerBytes, ...transport });
       let failure: Failure;
       if (attempt.kind === "answer") {
         const { response, text } = attempt;
@@ -241,7 +257,7 @@ export class CloudApiClient {
     const absolute = /^[a-z][a-z0-9+.-]*:/i.test(req.path);
     const text = absolute ? req.path : `${this.#base}${req.path.startsWith("/") ? "" : "/"}${req.path}`;
     if (absolute && !(text === this.#base || text.startsWith(`${this.#base}/`) || text.startsWith(`${this.#base}?`))) {
-      throw new Error(`${op}: ${redact(text, this.#secrets)} is not under ${this.#base}; the credentials stay home`);
+      throw new Error(redact(`${op}: ${text} is not under ${this.#base}; the credentials stay home`, this.#secrets));
     }
     const url = new URL(text);
     for (const [key, value] of Object.entries(req.query ?? {})) {

@@ -1,4 +1,5 @@
 import type { ConfigIssue } from "../../../config/errors.ts";
+import { redactUrlCredentials } from "../../../net/url-credentials.ts";
 /**
  * What the cloud-API kit throws. Every message starts with the operation (`sandbox/api.getMachine: …`), as
  * STYLE.md wants of a provider's errors, so a controller's log line or event names the cloud call that failed.
@@ -26,6 +27,29 @@ export class CloudApiError extends Error {
   }
 }
 
+/**
+ * The cloud's answer was longer than the call's bound (`maxAnswerBytes`): refused, its rest left unread, never
+ * retried (the same call would get the same answer). A listing that outgrows the bound is a sign to raise it.
+ */
+export class CloudApiAnswerTooLargeError extends Error {
+  override readonly name = "CloudApiAnswerTooLargeError";
+  constructor(
+    readonly operation: string,
+    readonly status: number,
+    /** The bound, in bytes. */
+    readonly maxBytes: number,
+    /** What the answer's Content-Length declared, when it did. */
+    readonly declaredBytes?: number,
+    options?: ErrorOptions,
+  ) {
+    const size = declaredBytes === undefined ? "more than" : `${declaredBytes} bytes, more than`;
+    super(
+      `${operation}: the cloud's ${status} answer is ${size} the ${maxBytes} bytes one answer may hold (maxAnswerBytes); refused unread`,
+      options,
+    );
+  }
+}
+
 /** ` (after 4 attempts)`, or nothing for a single attempt. */
 export const attemptsSuffix = (attempts: number): string => (attempts > 1 ? ` (after ${attempts} attempts)` : "");
 
@@ -49,8 +73,9 @@ export class CloudApiSchemaError extends Error {
 const MIN_SECRET_LENGTH = 8;
 
 /**
- * `text` with every secret replaced by `[redacted]`. For a header value like `Bearer abc…` the bare credential
- * (`abc…`) is a secret too, since a cloud or a proxy may echo it without the scheme.
+ * `text` with every secret replaced by `[redacted]`, and the credentials of every URL in it (an endpoint given as
+ * `http://user:password@host`) by `xxxxx`. For a header value like `Bearer abc…` the bare credential (`abc…`) is a
+ * secret too, since a cloud or a proxy may echo it without the scheme.
  */
 export function redact(text: string, secrets: readonly string[]): string {
   const all = new Set<string>();
@@ -59,7 +84,7 @@ export function redact(text: string, secrets: readonly string[]): string {
     const space = s.indexOf(" ");
     if (space > 0) all.add(s.slice(space + 1).trim());
   }
-  let out = text;
+  let out = redactUrlCredentials(text);
   for (const s of [...all].filter((x) => x.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length)) {
     out = out.split(s).join("[redacted]");
   }

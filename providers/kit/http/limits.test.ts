@@ -91,6 +91,47 @@ describe("the cloud's rate-limit headers", () => {
     expect(bed.clock.waits).toEqual([]);
   });
 
+  describe("a spent budget holds the next request until a request is back by Hetzner's documented refill", () => {
+    // Remaining 0 with Reset 60 s ahead: at Limit per hour one request is back after 3600 s / Limit, never past Reset.
+    const unix = (ms: number) => String(Math.floor(ms / 1000));
+    const cases = [
+      {
+        name: "a 429 at Limit 3600 is retried after a second, not after the back-off alone",
+        status: 429,
+        limit: 3600,
+        waitedMs: 1000,
+      },
+      { name: "a 200 at Limit 3600 holds the next call a second", status: 200, limit: 3600, waitedMs: 1000 },
+      { name: "a 429 at Limit 7200 is retried after half a second", status: 429, limit: 7200, waitedMs: 500 },
+      {
+        name: "a 200 at Limit 30 (a per-minute window) holds the next call until Reset",
+        status: 200,
+        limit: 30,
+        waitedMs: 60_000,
+      },
+    ];
+    test.each(cases)("$name", async (c) => {
+      const cl = client({ retry: { maxWaitMs: 120_000 } });
+      const headers = {
+        "ratelimit-limit": String(c.limit),
+        "ratelimit-remaining": "0",
+        "ratelimit-reset": unix(bed.clock.now() + 60_000),
+      };
+      const sentAt: number[] = [];
+      bed.server.answer((_, n) => {
+        sentAt.push(bed.clock.now());
+        if (n > 0) return Response.json({});
+        return c.status === 429
+          ? errorAnswer(429, "rate_limit_exceeded", "limit of requests per hour reached", headers)
+          : Response.json({}, { headers });
+      });
+      await call(cl);
+      if (c.status === 200) await call(cl);
+      expect(sentAt).toHaveLength(2);
+      expect(Math.round((sentAt[1] ?? 0) - (sentAt[0] ?? 0))).toBe(c.waitedMs);
+    });
+  });
+
   test("a spent budget that resets later than the longest wait ends the call with a RetryError", async () => {
     const c = client();
     bed.server.answer(budget(0, "120"));

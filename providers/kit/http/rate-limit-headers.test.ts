@@ -44,7 +44,18 @@ describe("spacingMs", () => {
     ["above the low-water mark: no pacing", { remaining: 50, resetAt: t0 + 10_000 }, 0],
     ["a window without a limit: the rest spread over the time left", { remaining: 3, resetAt: t0 + 8000 }, 2000],
     ["an empty window: wait it out", { remaining: 0, resetAt: t0 + 8000 }, 8000],
-    ["a known limit: the refill rate", { remaining: 0, resetAt: t0 + 100_000, limit: 100 }, 1000],
+    ["Hetzner's headers: the refill rate", { remaining: 0, resetAt: t0 + 3_600_000, limit: 3600 }, 1000],
+    [
+      "a Reset sooner than Limit per hour allows: Limit per hour",
+      { remaining: 0, resetAt: t0 + 60_000, limit: 3600 },
+      1000,
+    ],
+    [
+      "a Reset later than Limit per hour: the missing requests by Reset",
+      { remaining: 0, resetAt: t0 + 7_200_000, limit: 3600 },
+      2000,
+    ],
+    ["a Limit per shorter window: never past Reset", { remaining: 0, resetAt: t0 + 60_000, limit: 30 }, 60_000],
     ["a reset in the past", { remaining: 0, resetAt: t0 - 5000 }, 0],
   ])("%s", (_, state, want) => {
     expect(spacingMs(state, now, 5)).toBe(want);

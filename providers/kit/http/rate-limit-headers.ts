@@ -2,8 +2,10 @@
  * What a cloud's answer headers say about its rate limit, and how the kit slows down before the budget is spent.
  *
  * - `Retry-After`: seconds or an HTTP date (RFC 9110).
- * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`, as Hetzner sends them: Reset is the Unix time in
- *   seconds when the budget is full again; a small number is read as seconds from now (the IETF draft's form).
+ * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`, as Hetzner documents them: Limit is the requests
+ *   allowed per hour, Remaining grows back gradually at that rate (3600 an hour: one a second), and Reset is the
+ *   Unix time in seconds when the budget is full again; a small Reset is read as seconds from now (the IETF draft's
+ *   form).
  */
 import type { Now } from "../../../kube/clock.ts";
 
@@ -37,16 +39,24 @@ export function readRateLimit(headers: Headers, now: Now): RateLimitState | unde
   return { remaining, resetAt, ...(limit !== undefined && { limit }) };
 }
 
+const HOUR_MS = 3_600_000;
+
 /**
  * The spacing between requests that keeps the budget from running out, in ms (0: no need to slow down).
  * Above `lowWater` remaining requests the client runs freely. Below it: with a known limit the budget refills
- * steadily until Reset (Hetzner's token bucket), so requests go at that refill rate; without one the budget comes
- * back at Reset, so the rest is spread over the time left.
+ * steadily (Hetzner's token bucket), so requests go at the refill rate, the slower of the two the headers give —
+ * Limit per hour, as documented, and the missing requests back by Reset — for a Reset sooner than the hourly rate
+ * allows says nothing of when the next single request is back; never past Reset, when the whole budget is back
+ * (which also serves a cloud whose Limit is per shorter window). Without a limit the budget comes back at Reset,
+ * so the rest is spread over the time left.
  */
 export function spacingMs(state: RateLimitState, now: Now, lowWater: number): number {
   if (state.remaining > lowWater) return 0;
   const left = Math.max(0, state.resetAt - now());
-  if (state.limit !== undefined && state.limit > state.remaining) return left / (state.limit - state.remaining);
+  if (state.limit !== undefined && state.limit > state.remaining) {
+    const byReset = left / (state.limit - state.remaining);
+    return Math.min(left, Math.max(byReset, HOUR_MS / state.limit));
+  }
   return left / (state.remaining + 1);
 }
 

@@ -4,7 +4,7 @@
  */
 import { isRefused, isWriteMethod } from "../../../kube/write-fence.ts";
 import type { CallContext } from "../../cloud.ts";
-import { attemptsSuffix, redact } from "./errors.ts";
+import { attemptsSuffix, CloudApiAnswerTooLargeError, redact } from "./errors.ts";
 import type { AttemptResult } from "./retry-policy.ts";
 
 export interface SendInput {
@@ -19,6 +19,8 @@ export interface SendInput {
   readonly secrets: readonly string[];
   readonly ctx: CallContext;
   readonly timeoutMs: number;
+  /** The longest answer body read; a longer one is a `CloudApiAnswerTooLargeError`. */
+  readonly maxAnswerBytes: number;
   readonly fetch: typeof fetch;
 }
 
@@ -49,8 +51,9 @@ export async function send(input: SendInput): Promise<Attempt> {
       signal: AbortSignal.any([write?.signal ?? input.ctx.signal, timeout]),
     });
     settled = true;
-    return { kind: "answer", response, text: await response.text() };
+    return { kind: "answer", response, text: await readBounded(response, input) };
   } catch (err) {
+    if (err instanceof CloudApiAnswerTooLargeError) throw err;
     settled ||= isRefused(err);
     if (write?.signal.aborted) throw write.signal.reason;
     const aborted = input.ctx.signal.aborted;
@@ -68,4 +71,34 @@ export async function send(input: SendInput): Promise<Attempt> {
   } finally {
     write?.end(settled);
   }
+}
+
+/**
+ * The answer's body as text, read as a stream and given up past `maxAnswerBytes`: a runaway answer costs the bound,
+ * not the process's memory (a 256 MB listing read whole took the manager from 64 MB to 1.77 GB resident). A
+ * Content-Length past the bound is refused before a byte is read.
+ */
+async function readBounded(response: Response, input: SendInput): Promise<string> {
+  const max = input.maxAnswerBytes;
+  const tooLarge = (declared?: number) => new CloudApiAnswerTooLargeError(input.op, response.status, max, declared);
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > max) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge(declared);
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, total));
 }

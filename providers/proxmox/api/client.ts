@@ -30,7 +30,7 @@ export interface ProxmoxVM {
 export interface VMConfig {
   /** Lower case; absent when the config sets none. */
   readonly uuid?: string;
-  /** The instance type written by Cluster API / the peer's autoscaler (`sku`, base64-decoded when `base64=1`). */
+  /** The instance type written by Cluster API / the peer's autoscaler (`sku`, always base64, as the peer reads it). */
   readonly sku?: string;
 }
 

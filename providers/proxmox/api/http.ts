@@ -3,8 +3,10 @@
  * (`PVEAPIToken=<id>=<secret>`), the cluster's TLS trust, a timeout per attempt, retries, schemas for every
  * answer (schemas.ts) and the `cloudprovider_proxmox_api_*` metrics.
  */
+import type * as v from "valibot";
+import { redactUrlCredentials } from "../../../net/url-credentials.ts";
 import type { CallContext } from "../../cloud.ts";
-import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
+import { CloudApiClient, type CloudApiClientTuning, type CloudRequest } from "../../kit/http/client.ts";
 import { CloudApiError } from "../../kit/http/errors.ts";
 import type { AgentInterface, HAGroup, ProxmoxApi, ProxmoxVM, VMConfig } from "./client.ts";
 import {
@@ -32,8 +34,10 @@ export interface ProxmoxHttpApiOptions extends CloudApiClientTuning {
 
 export class ProxmoxHttpApi implements ProxmoxApi {
   readonly #client: CloudApiClient;
+  readonly #o: ProxmoxHttpApiOptions;
 
   constructor(o: ProxmoxHttpApiOptions) {
+    this.#o = o;
     const base = o.fetch ?? fetch;
     const tls = o.insecure ? { rejectUnauthorized: false } : o.ca ? { ca: o.ca } : undefined;
     const tlsFetch = tls
@@ -56,8 +60,22 @@ export class ProxmoxHttpApi implements ProxmoxApi {
     });
   }
 
+  /** One call; a 401 says what to fix: the cluster's `token_id` and `token_secret` (Proxmox VE says only "No ticket"). */
+  async #request<S extends v.GenericSchema>(ctx: CallContext, req: CloudRequest<S>): Promise<v.InferOutput<S>> {
+    try {
+      return await this.#client.request(ctx, req);
+    } catch (err) {
+      if (!(err instanceof CloudApiError && err.status === 401)) throw err;
+      const { region, url, tokenID } = this.#o;
+      const fix = `the Proxmox VE cluster ${region} at ${redactUrlCredentials(url)} refused the API token: check the cluster's token_id (${tokenID}) and token_secret in the cloud-config, and that the token exists and is not expired`;
+      throw new CloudApiError(err.operation, err.status, err.code, `${err.detail}; ${fix}`, err.attempts, {
+        cause: err,
+      });
+    }
+  }
+
   async version(ctx: CallContext): Promise<string> {
-    const { data } = await this.#client.request(ctx, {
+    const { data } = await this.#request(ctx, {
       operation: "version",
       method: "GET",
       path: "/version",
@@ -67,7 +85,7 @@ export class ProxmoxHttpApi implements ProxmoxApi {
   }
 
   async listVMs(ctx: CallContext): Promise<ProxmoxVM[]> {
-    const { data } = await this.#client.request(ctx, {
+    const { data } = await this.#request(ctx, {
       operation: "listVMs",
       method: "GET",
       path: "/cluster/resources",
@@ -93,7 +111,7 @@ export class ProxmoxHttpApi implements ProxmoxApi {
 
   async vmConfig(ctx: CallContext, node: string, vmid: number): Promise<VMConfig | undefined> {
     try {
-      const { data } = await this.#client.request(ctx, {
+      const { data } = await this.#request(ctx, {
         operation: "vmConfig",
         method: "GET",
         path: `/nodes/${encodeURIComponent(node)}/qemu/${vmid}/config`,
@@ -110,7 +128,7 @@ export class ProxmoxHttpApi implements ProxmoxApi {
   }
 
   async agentInterfaces(ctx: CallContext, node: string, vmid: number): Promise<AgentInterface[]> {
-    const { data } = await this.#client.request(ctx, {
+    const { data } = await this.#request(ctx, {
       operation: "agentInterfaces",
       method: "GET",
       path: `/nodes/${encodeURIComponent(node)}/qemu/${vmid}/agent/network-get-interfaces`,
@@ -122,7 +140,7 @@ export class ProxmoxHttpApi implements ProxmoxApi {
   }
 
   async haGroups(ctx: CallContext): Promise<HAGroup[]> {
-    const { data } = await this.#client.request(ctx, {
+    const { data } = await this.#request(ctx, {
       operation: "haGroups",
       method: "GET",
       path: "/cluster/ha/groups",

@@ -54,8 +54,9 @@ export function pveErrorOf(body: unknown): { code: string; message: string } | u
 }
 
 /**
- * `uuid=…,base64=1,sku=…` → uuid and decoded sku. Values are base64 when `base64=1` (Proxmox VE's way to carry
- * commas), else URI-style text.
+ * `uuid=…,base64=1,sku=…` → uuid and decoded sku. The sku is base64 whether or not `base64=1` is there, as the peer
+ * (sergelogvinov/proxmox-cloud-controller-manager) reads it and Cluster API writes it: its own fixture
+ * `sku=YzEubWVkaXVt` is `c1.medium`. A sku that is not base64 is none (the instance type falls back to the size).
  */
 export function parseSmbios1(text: string | undefined): { uuid?: string; sku?: string } {
   if (!text) return {};
@@ -64,16 +65,13 @@ export function parseSmbios1(text: string | undefined): { uuid?: string; sku?: s
     const eq = part.indexOf("=");
     if (eq > 0) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
   }
-  const base64 = fields.get("base64") === "1";
   const uuid = fields.get("uuid")?.toLowerCase();
-  const rawSku = fields.get("sku");
-  let sku: string | undefined;
-  if (rawSku !== undefined) {
-    try {
-      sku = base64 ? Buffer.from(rawSku, "base64").toString("utf8") : decodeURIComponent(rawSku);
-    } catch {
-      sku = undefined;
-    }
-  }
+  const sku = decodeBase64(fields.get("sku"));
   return { ...(uuid ? { uuid } : {}), ...(sku ? { sku } : {}) };
+}
+
+/** Standard base64 (padded, as Go's `base64.StdEncoding` wants it) as UTF-8 text; anything else is `undefined`. */
+function decodeBase64(text: string | undefined): string | undefined {
+  if (text === undefined || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
+  return Buffer.from(text, "base64").toString("utf8");
 }

@@ -65,6 +65,25 @@ const service = v.object({
   health_check: v.exactOptional(healthCheck),
 });
 
+/**
+ * A new service (in `POST /load_balancers` or `add_service`): the API document requires a health check's
+ * `protocol`, `port`, `interval`, `timeout` and `retries`, so one without them is refused 422 `invalid_input`.
+ * `update_service` changes only the fields it names.
+ */
+const newService = v.object({
+  ...service.entries,
+  health_check: v.exactOptional(
+    v.object({
+      ...healthCheck.entries,
+      protocol,
+      port,
+      interval: seconds,
+      timeout: seconds,
+      retries: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    }),
+  ),
+});
+
 const target = v.variant("type", [
   v.object({
     type: v.literal("server"),
@@ -88,7 +107,7 @@ const createSchema = v.object({
   location: v.exactOptional(idOrName),
   network_zone: v.exactOptional(v.string()),
   labels: v.exactOptional(labelsSchema),
-  services: v.exactOptional(v.array(service)),
+  services: v.exactOptional(v.array(newService)),
   targets: v.exactOptional(v.array(target)),
   public_interface: v.exactOptional(v.boolean()),
   network: v.exactOptional(resourceId),
@@ -98,7 +117,7 @@ const updateSchema = v.object({ name: v.exactOptional(nameSchema), labels: v.exa
 const actionSchemas: {
   [C in LoadBalancerCommand]: v.GenericSchema<unknown, Parameters<(typeof loadBalancerActions)[C]>[2]>;
 } = {
-  add_service: service,
+  add_service: newService,
   update_service: v.object({ ...service.entries, listen_port: port }),
   delete_service: v.object({ listen_port: port }),
   add_target: target,

@@ -106,7 +106,7 @@ export function deleteSubnet(world: World, network: Network, ipRange: string): A
   if (!subnet) throw new HcloudError("not_found", `network ${network.id} has no subnet ${ipRange}`);
   const range = cidr(ipRange, "ip_range");
   const used = [...world.servers.values(), ...world.loadBalancers.values()].some((r) =>
-    r.private_net.some((p) => p.network === network.id && contains(range, parseIPv4(p.ip) ?? -1)),
+    r.private_net.some((p) => p.network === network.id && contains(range, parseIPv4(p.ip ?? "") ?? -1)),
   );
   if (used) throw new HcloudError("conflict", `subnet ${ipRange} still has servers or load balancers attached`);
   return world.act("delete_subnet", [ref], () => network.subnets.splice(network.subnets.indexOf(subnet), 1));
@@ -123,7 +123,7 @@ export function allocatePrivateIp(world: World, network: Network, zone: string, 
   }
   const taken = new Set(
     [...world.servers.values(), ...world.loadBalancers.values()].flatMap((r) =>
-      r.private_net.filter((p) => p.network === network.id).map((p) => p.ip),
+      r.private_net.filter((p) => p.network === network.id).flatMap((p) => p.ip ?? []),
     ),
   );
   const gateway = network.subnets[0]?.gateway;

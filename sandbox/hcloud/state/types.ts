@@ -19,7 +19,8 @@ export type ServerStatus =
 
 export interface PrivateNet {
   network: number;
-  ip: string;
+  /** Optional in Hetzner's API document: a test may attach an entry without one, as the API may send it. */
+  ip?: string;
   alias_ips: string[];
   mac_address: string;
 }

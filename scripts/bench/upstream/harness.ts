@@ -115,7 +115,14 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
     const cmd =
       side === "upstream"
         ? [upstreamBin, "--cloud-provider=bench", "--port=0", ...common, ...extra]
-        : [oursBin, "--cloud-provider=sandbox", `--cloud-config=${cloudConfig}`, ...common, ...extra];
+        : [
+            oursBin,
+            "--cloud-provider=sandbox",
+            `--cloud-config=${cloudConfig}`,
+            "--heap-snapshot",
+            ...common,
+            ...extra,
+          ];
     const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
     const output = collectOutput(proc).text;
     return {
