@@ -147,6 +147,16 @@ describe("composite: a part whose cloud is down at start", () => {
     expect(initialised(await node("h-1"))).toBe(false);
     expect(e2e.manager?.output()).toContain('provider "hcloud" could not initialize, its cloud is unavailable');
     expect(e2e.manager?.proc.exitCode).toBeNull();
+
+    const doctor = await runExecutable(
+      await executable("hcloud"),
+      ["doctor", "--cloud-provider=composite", `--cloud-config=${config}`, `--kubeconfig=${e2e.kubeconfig}`],
+      { env: env() },
+    );
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain('FAIL provider "hcloud" (composite part): unreachable (will be retried): ');
+    expect(doctor.stdout).toContain("the manager starts without this provider");
+    expect(doctor.stdout).toMatch(/(ok {2}|note) provider "metal" \(composite part\)/);
   });
 
   test("once the API answers again, hcloud initializes and its Nodes are initialised", async () => {
