@@ -19,6 +19,7 @@ import { Taints } from "../kube/well-known.ts";
 import { redactUrlCredentials } from "../net/url-credentials.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
 import { isCompositeProvider } from "../providers/composite/provider.ts";
+import { type CloudFailureKind, cloudFailureKind } from "../providers/kit/http/errors.ts";
 import type { Subcommand, SubcommandEnv } from "./command.ts";
 import type { Options } from "./options.ts";
 import { readSubcommandFlags } from "./subcommand-options.ts";
@@ -162,7 +163,8 @@ async function checkProvider(
     // One after the other, so the lines come in the cloud-config's order.
     let ok = true;
     for (const part of provider.parts) {
-      if (!(await checkAccess(part.provider, `provider "${part.name}" (composite part)`, print))) ok = false;
+      const label = `provider "${part.name}" (composite part)`;
+      if (!(await checkAccess(part.provider, label, print, { part: true }))) ok = false;
     }
     return { provider, ok };
   }
@@ -170,8 +172,26 @@ async function checkProvider(
   return ok ? { provider, ok } : { ok };
 }
 
-/** One provider's credential check, printed under `label`; a composite has each part checked on its own line. */
-async function checkAccess(provider: CloudProvider, label: string, print: Print): Promise<boolean> {
+/** The fix for a failed credential check, by why it failed. */
+const accessFix: Record<CloudFailureKind, string> = {
+  unavailable: "check the cloud's status page and the network path from here to its API address",
+  credentials:
+    "check the cloud API address and the credentials in --cloud-config (or its token file / env): the cloud refused them",
+  configuration: "check the cloud API address and the credentials in --cloud-config (or its token file / env)",
+};
+
+/**
+ * One provider's credential check, printed under `label`; a composite has each part checked on its own line. A
+ * composite part whose cloud is unavailable is said to be retried: the manager starts without it (degraded) and
+ * retries it, where a provider alone, or a part with refused credentials or a wrong configuration, stops the manager.
+ * Either way the check fails.
+ */
+async function checkAccess(
+  provider: CloudProvider,
+  label: string,
+  print: Print,
+  { part = false }: { part?: boolean } = {},
+): Promise<boolean> {
   if (!provider.verifyAccess) {
     print(`${NOTE} ${label} offers no credential check; its configuration parsed`);
     return true;
@@ -181,8 +201,13 @@ async function checkAccess(provider: CloudProvider, label: string, print: Print)
     print(`${OK} ${label}: configuration and credentials work`);
     return true;
   } catch (err) {
-    print(`${BAD} ${label}: ${(err as Error).message}`);
-    print("     fix: check the cloud API address and the credentials in --cloud-config (or its token file / env)");
+    const kind = cloudFailureKind(err);
+    const unreachable = kind === "unavailable" && part;
+    print(`${BAD} ${label}: ${unreachable ? "unreachable (will be retried): " : ""}${(err as Error).message}`);
+    print(`     fix: ${accessFix[kind]}`);
+    if (unreachable) {
+      print("     the manager starts without this provider (its Nodes kept as they are) and retries it with back-off");
+    }
     return false;
   }
 }

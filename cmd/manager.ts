@@ -25,6 +25,7 @@ import { leaderIdentity, runLeaderElection } from "../platform/leader-election.t
 import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
 import { type Serving, startServing } from "../platform/serving.ts";
 import { createTermFence, type TermFence } from "../platform/term-fence.ts";
+import { isCompositeProvider } from "../providers/composite/provider.ts";
 import type { RunManager } from "./command.ts";
 import { FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
 
@@ -92,6 +93,20 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
         if (health.problem) throw new Error(health.problem);
       },
     });
+    if (isCompositeProvider(provider)) {
+      // A part that started degraded (its cloud was down) takes the manager out of readiness, named, until it
+      // initializes; liveness stays: a restart would not bring that cloud back, and would stop the other parts.
+      for (const part of provider.parts) {
+        checks.push({
+          name: `provider-composite-part-${part.name}`,
+          readyzOnly: true,
+          check: () => {
+            const problem = provider.partProblem(part.name);
+            if (problem) throw new Error(problem);
+          },
+        });
+      }
+    }
     let serving: Serving | undefined;
     let term: RunningTerm | undefined;
     const lost = new AbortController();

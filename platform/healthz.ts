@@ -7,6 +7,11 @@ import type { ConsolaInstance } from "consola";
 
 export interface HealthCheck {
   readonly name: string;
+  /**
+   * Served at `/readyz` only, never at `/healthz` or `/livez`: a condition a restart would not cure (a composite part
+   * whose cloud is down), which must not make a liveness probe restart the manager.
+   */
+  readonly readyzOnly?: boolean;
   /** Throws (or rejects) when unhealthy. */
   check(): void | Promise<void>;
 }
@@ -50,6 +55,7 @@ export const handleHealth = async (
 ): Promise<Response | undefined> => {
   const [, endpoint = "", name, ...rest] = url.pathname.split("/");
   if (!endpoints.includes(endpoint) || rest.length > 0) return undefined;
+  checks = endpoint === "readyz" ? checks : checks.filter((c) => !c.readyzOnly);
   if (name !== undefined && name !== "") {
     const check = checks.find((c) => c.name === name);
     if (!check) return undefined;

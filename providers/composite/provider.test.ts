@@ -54,12 +54,16 @@ describe("composite provider", () => {
     });
   }
 
-  test("load balancers and routes come from the parts named for them, classes and all", () => {
+  test("load balancers and routes come from the parts named for them, classes and all", async () => {
     const lbs = fake("lbs");
     const routes = fake("routes");
     const composite = createCompositeProvider({ loadBalancer: "lbs", routes: "routes" }, [part(routes), part(lbs)]);
-    expect(composite.loadBalancer).toBe(lbs.loadBalancer);
-    expect(composite.routes).toBe(routes.routes);
+    const ctx = { signal: new AbortController().signal };
+    const service = { metadata: { name: "web", namespace: "default", uid: "u-1" } };
+    expect(composite.loadBalancer?.classes).toBe(lbs.loadBalancer?.classes);
+    await composite.loadBalancer?.ensureLoadBalancer(ctx, "c", service, []);
+    await composite.routes?.listRoutes(ctx, "c");
+    expect([lbs.callNames()[0], routes.callNames()]).toEqual(["create", ["list-routes"]]);
     const none = createCompositeProvider({}, [part(lbs)]);
     expect([none.loadBalancer, none.routes]).toEqual([undefined, undefined]);
     expect(isCompositeProvider(composite)).toBe(true);

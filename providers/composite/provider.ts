@@ -2,11 +2,24 @@
  * The composite provider: several providers in one manager. Nodes are served by the part their provider ID leads
  * to (instances.ts); load balancers and routes by the part the cloud-config names for each; the switches combine.
  */
+
+import { abortableSleep, type Now, type Sleep } from "../../kube/clock.ts";
 import type { Node } from "../../kube/objects.ts";
 import type { CloudProvider, ProviderRuntime, RateLimit } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
+import { cloudFailureKind } from "../kit/http/errors.ts";
 import type { WarningRecorder } from "../kit/warning-events.ts";
 import type { CompositeConfig } from "./config.ts";
+import {
+  createPartState,
+  DEFAULT_PART_BACKOFF,
+  gatedInstances,
+  gatedLoadBalancer,
+  gatedRoutes,
+  type PartBackoff,
+  type PartState,
+  retryInitialize,
+} from "./degraded.ts";
 import { createCompositeInstances } from "./instances.ts";
 import { buildParts, compositeProviderName, type Part, type PartFactories } from "./parts.ts";
 import { describeRoute, type NodePart } from "./routing.ts";
@@ -16,6 +29,11 @@ export interface CompositeProvider extends CloudProvider {
   readonly parts: readonly Part[];
   /** One line: the part that owns `node`, or why none does. */
   ownerOf(node: Node): string;
+  /**
+   * Why the part named `name` is not serving (it started degraded: its cloud was unavailable when the composite
+   * initialized, and it is being retried), for `/readyz`; undefined when it serves.
+   */
+  partProblem(name: string): string | undefined;
 }
 
 export function isCompositeProvider(provider: CloudProvider): provider is CompositeProvider {
@@ -33,7 +51,11 @@ export function compositeDefinition(factories: PartFactories) {
     settings: { read: () => ({ value: undefined }) },
     async create(ctx) {
       const { config, parts } = await buildParts(factories, ctx.input);
-      return createCompositeProvider(config, parts, { warnings: ctx.runtime.nodeWarnings });
+      return createCompositeProvider(config, parts, {
+        warnings: ctx.runtime.nodeWarnings,
+        now: ctx.clock.now,
+        sleep: ctx.clock.sleep,
+      });
     },
   });
 }
@@ -52,40 +74,81 @@ export function combinedRateLimit(parts: readonly Part[]): RateLimit | undefined
   });
 }
 
+export interface CompositeOptions {
+  /** Warnings about the Nodes it keeps: the runtime handle's (events once initialized); default none. */
+  readonly warnings?: WarningRecorder<Node>;
+  readonly now?: Now;
+  readonly sleep?: Sleep;
+  /** Between a degraded part's attempts to initialize (degraded.ts). */
+  readonly backoff?: PartBackoff;
+}
+
 export function createCompositeProvider(
   config: Pick<CompositeConfig, "loadBalancer" | "routes">,
   parts: readonly Part[],
-  /** Warnings about the Nodes it keeps: the runtime handle's (events once initialized); default none. */
-  { warnings = { warn() {} } }: { readonly warnings?: WarningRecorder<Node> } = {},
+  {
+    warnings = { warn() {} },
+    now = Date.now,
+    sleep = abortableSleep,
+    backoff = DEFAULT_PART_BACKOFF,
+  }: CompositeOptions = {},
 ): CompositeProvider {
+  const states = new Map<string, PartState>(parts.map((p) => [p.name, createPartState(p.name, now)]));
+  const stateOf = (name: string) => states.get(name)!;
   const nodeParts: NodePart[] = parts
     .filter((p) => p.servesNodes && p.provider.instancesV2)
-    .map((p) => ({ name: p.name, schemes: p.schemes, instances: p.provider.instancesV2! }));
-  const byName = (name: string | undefined) => parts.find((p) => p.name === name)?.provider;
+    .map((p) => ({
+      name: p.name,
+      schemes: p.schemes,
+      instances: gatedInstances(p.provider.instancesV2!, stateOf(p.name)),
+    }));
+  const byName = (name: string | undefined) => parts.find((p) => p.name === name);
+  const lbPart = byName(config.loadBalancer);
+  const routesPart = byName(config.routes);
 
+  /**
+   * Every part's, at once. A part whose cloud is unavailable starts degraded and is retried in the background
+   * (degraded.ts); any other failure (credentials, configuration) fails the whole, as it would the provider alone.
+   */
   async function initialize(runtime: ProviderRuntime): Promise<void> {
-    await Promise.all(
-      parts.map(async (part) => {
-        try {
-          await part.provider.initialize?.({ ...runtime, logger: runtime.logger.withTag(part.name) });
-        } catch (err) {
-          throw new Error(`composite: provider "${part.name}" failed to initialize: ${(err as Error).message}`, {
-            cause: err,
-          });
-        }
-      }),
-    );
+    const attempt = (part: Part) => async () => {
+      await part.provider.initialize?.({ ...runtime, logger: runtime.logger.withTag(part.name) });
+    };
+    const first = await Promise.allSettled(parts.map((part) => attempt(part)()));
+    const failed = first.flatMap((r, i) => (r.status === "rejected" ? [{ part: parts[i]!, error: r.reason }] : []));
+    const fatal = failed.find((f) => cloudFailureKind(f.error) !== "unavailable");
+    if (fatal) {
+      throw new Error(
+        `composite: provider "${fatal.part.name}" failed to initialize: ${(fatal.error as Error)?.message ?? fatal.error}`,
+        { cause: fatal.error },
+      );
+    }
+    for (const part of parts) stateOf(part.name).recover();
+    for (const { part, error } of failed) {
+      void retryInitialize({
+        state: stateOf(part.name),
+        attempt: attempt(part),
+        firstError: error,
+        backoff,
+        logger: runtime.logger,
+        now,
+        sleep,
+        signal: runtime.signal,
+      });
+    }
   }
 
   return {
     providerName: compositeProviderName,
     parts,
     ownerOf: (node) => describeRoute(nodeParts, node),
+    partProblem: (name) => states.get(name)?.problem(),
     hasClusterID: () => parts.every((p) => p.provider.hasClusterID()),
     initialize,
     instancesV2: nodeParts.length > 0 ? createCompositeInstances({ parts: nodeParts, warnings }) : undefined,
-    loadBalancer: byName(config.loadBalancer)?.loadBalancer,
-    routes: byName(config.routes)?.routes,
+    loadBalancer:
+      lbPart?.provider.loadBalancer && gatedLoadBalancer(lbPart.provider.loadBalancer, stateOf(lbPart.name)),
+    routes: routesPart?.provider.routes && gatedRoutes(routesPart.provider.routes, stateOf(routesPart.name)),
     rateLimit: combinedRateLimit(parts),
     /** Every part is checked, at once; the error names each failing part and its own message. */
     async verifyAccess(ctx) {

@@ -1,12 +1,14 @@
-import type { ConfigIssue } from "../../../config/errors.ts";
+import { ConfigError, type ConfigIssue } from "../../../config/errors.ts";
 import { redactUrlCredentials } from "../../../net/url-credentials.ts";
+import { findInCauseChain, RetryError } from "../../errors.ts";
+
 /**
  * What the cloud-API kit throws. Every message starts with the operation (`sandbox/api.getMachine: …`), as
  * STYLE.md wants of a provider's errors, so a controller's log line or event names the cloud call that failed.
  *
  * - `CloudApiError`: the cloud answered with an error status. Carries the status and the cloud's own error code.
  * - `CloudApiSchemaError`: a request body or an answer does not match its schema; names each field.
- * - A network failure, a timeout or an abort is a plain `Error` with the operation prefix and the cause.
+ * - A network failure, a timeout or an abort is a `CloudUnreachableError` with the operation prefix and the cause.
  * - A 429 that outlasts the retries is the framework's `RetryError`, whose `cause` is the `CloudApiError`.
  */
 
@@ -48,6 +50,35 @@ export class CloudApiAnswerTooLargeError extends Error {
       options,
     );
   }
+}
+
+/** No answer: the connection was refused or lost, or the attempt timed out or was aborted. */
+export class CloudUnreachableError extends Error {
+  override readonly name = "CloudUnreachableError";
+}
+
+/**
+ * Why a cloud call failed, as whoever decides what happens next needs it:
+ * - `unavailable`: the cloud did not answer, answered 5xx, 408, 423 or 429, or asked for a retry (`RetryError`);
+ *   the same call may well work later, unchanged.
+ * - `credentials`: the cloud refused who we are (401) or what we may do (403); an operator must change a secret.
+ * - `configuration`: anything else (a `ConfigError`, another 4xx, an answer not of the expected shape, an error of
+ *   no known kind): an operator must change the configuration, and retrying unchanged does not help.
+ */
+export type CloudFailureKind = "unavailable" | "credentials" | "configuration";
+
+const RETRYABLE_STATUSES = new Set([408, 423, 429]);
+
+/** The kind of `err`, looking through wrapping (`cause`); see `CloudFailureKind`. */
+export function cloudFailureKind(err: unknown): CloudFailureKind {
+  if (findInCauseChain(err, ConfigError)) return "configuration";
+  const api = findInCauseChain(err, CloudApiError);
+  if (api) {
+    if (api.status === 401 || api.status === 403) return "credentials";
+    return api.status >= 500 || RETRYABLE_STATUSES.has(api.status) ? "unavailable" : "configuration";
+  }
+  if (findInCauseChain(err, RetryError) || findInCauseChain(err, CloudUnreachableError)) return "unavailable";
+  return "configuration";
 }
 
 /** ` (after 4 attempts)`, or nothing for a single attempt. */

@@ -4,7 +4,7 @@
  */
 import { isRefused, isWriteMethod } from "../../../kube/write-fence.ts";
 import type { CallContext } from "../../cloud.ts";
-import { attemptsSuffix, CloudApiAnswerTooLargeError, redact } from "./errors.ts";
+import { attemptsSuffix, CloudApiAnswerTooLargeError, CloudUnreachableError, redact } from "./errors.ts";
 import type { AttemptResult } from "./retry-policy.ts";
 
 export interface SendInput {
@@ -66,7 +66,7 @@ export async function send(input: SendInput): Promise<Attempt> {
       kind: "failed",
       result: { kind: isRefused(err) ? "refused" : "lost" },
       aborted,
-      error: (attempts) => new Error(`${message}${attemptsSuffix(attempts)}`, { cause: err }),
+      error: (attempts) => new CloudUnreachableError(`${message}${attemptsSuffix(attempts)}`, { cause: err }),
     };
   } finally {
     write?.end(settled);
