@@ -112,4 +112,37 @@ describe("defineProvider", () => {
     expect(ctxSeen?.runtime.current()).toBeDefined();
     abort.abort();
   });
+
+  test("the settings' warnings are said once, however often initialize runs", async () => {
+    const def = defineProvider({
+      name: "warns",
+      settings: { read: () => ({ value: undefined, warnings: ["TOKEN looks short"] }) },
+      create: () => ({ hasClusterID: () => true }),
+    });
+    const provider = await def.build({ config: undefined, configSource: undefined, env: {} });
+    const { logger, logs } = captureLogger();
+    const abort = new AbortController();
+    for (let term = 0; term < 3; term++) {
+      await provider.initialize?.(testProviderRuntime(new EmulatorKubeClient(), abort.signal, logger));
+    }
+    expect(logs.filter((l) => l.message === "TOKEN looks short")).toHaveLength(1);
+    abort.abort();
+  });
+
+  test("a rate limit given as a function of the settings paces the clients and is the provider's", async () => {
+    const seen: ProviderContext<{ qps: number }>[] = [];
+    const def = defineProvider({
+      name: "paced",
+      settings: { read: (input) => ({ value: { qps: Number(input.env.QPS ?? "1") } }) },
+      rateLimit: (s) => ({ qps: s.qps, burst: 2 }),
+      create(ctx) {
+        seen.push(ctx);
+        return { hasClusterID: () => true };
+      },
+    });
+    expect(def.rateLimit).toBeUndefined();
+    const provider = await def.build({ config: undefined, configSource: undefined, env: { QPS: "7" } });
+    expect(provider.rateLimit).toEqual({ qps: 7, burst: 2 });
+    expect(seen[0]?.http.rateLimit).toEqual({ qps: 7, burst: 2 });
+  });
 });

@@ -184,9 +184,12 @@ function finish<P extends ProviderParts>(
     throw new Error(`provider "${d.name}" created a provider named "${parts.providerName}"; they must match`);
   }
   const own = parts.initialize?.bind(parts);
+  let warned = false;
   async function initialize(rt: ProviderRuntime): Promise<void> {
     d.attach(rt);
-    for (const warning of d.warnings) rt.logger.warn(warning);
+    // Once a process: a composite retries a part's `initialize`, and a new term calls it again.
+    if (!warned) for (const warning of d.warnings) rt.logger.warn(warning);
+    warned = true;
     await own?.(rt);
   }
   const proto = Object.getPrototypeOf(parts);

@@ -137,6 +137,7 @@ export function proxmoxProvider(
     /** Every cluster's token, with each failing cluster named: its version and its guest listing. */
     verifyAccess: async (ctx: CallContext) => {
       const failures: string[] = [];
+      const causes: unknown[] = [];
       for (const region of clusters.regions) {
         const api = clusters.get(region)!.api;
         try {
@@ -144,11 +145,15 @@ export function proxmoxProvider(
           await api.listVMs(ctx);
         } catch (err) {
           failures.push(`cluster ${region}: ${(err as Error).message}`);
+          causes.push(err);
         }
       }
       if (failures.length > 0) {
+        // One failing cluster is the cause as it is, so whoever reads the kind of failure (doctor) can tell an
+        // unreachable cluster from a refused token.
         throw new Error(
           `${failures.length} of ${clusters.regions.length} Proxmox clusters failed:\n  ${failures.join("\n  ")}`,
+          { cause: causes.length === 1 ? causes[0] : new AggregateError(causes) },
         );
       }
     },
