@@ -6,7 +6,7 @@
  */
 import { type Cidr, formatCIDR, tryParseCIDR } from "../../net/cidr.ts";
 import { formatIP, type IPAddress, type IPFamily, parseIPStrict } from "../../net/ip.ts";
-import type { Parsed, Reader } from "../kit/annotations/readers.ts";
+import { int, type Parsed, type Reader } from "../kit/annotations/readers.ts";
 import { formatDuration, parseDuration } from "../kit/duration.ts";
 import { type NodeSelector, parseNodeSelector } from "./node-selector.ts";
 
@@ -45,6 +45,24 @@ export function seconds(bounds: { readonly min: number; readonly max?: number })
     format: formatDuration,
   };
 }
+
+/**
+ * The health check's numbers, one reader each for the `HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_*` settings and the
+ * `health-check-*` annotations, so both take exactly the same values. The API takes whole seconds; it refuses
+ * retries outside 1 to 5 (its `invalid_input` answer names that range). Its document gives interval and timeout no
+ * range: an hour bounds them, far past any check that still guards a node and short of a typo such as `999999999h`.
+ */
+export const healthCheckBounds = {
+  intervalSeconds: { min: 1, max: 3600 },
+  timeoutSeconds: { min: 1, max: 3600 },
+  retries: { min: 1, max: 5 },
+} as const;
+
+export const healthCheckReaders = {
+  interval: (): Reader<number> => seconds(healthCheckBounds.intervalSeconds),
+  timeout: (): Reader<number> => seconds(healthCheckBounds.timeoutSeconds),
+  retries: (): Reader<number> => int(healthCheckBounds.retries),
+};
 
 const familyReason = (family: IPFamily) => (family === 6 ? "Hetzner Cloud private networks are IPv4 only" : undefined);
 

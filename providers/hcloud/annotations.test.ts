@@ -4,7 +4,7 @@ import type { Service } from "../../kube/objects.ts";
 import { formatCIDR } from "../../net/cidr.ts";
 import { describeProblem, InvalidAnnotationsError, readAnnotation } from "../kit/annotations/declare.ts";
 import { HcloudAnnotations, HcloudReservedAnnotations, hcloudAnnotations } from "./annotations.ts";
-import { hcloudConfigSchema } from "./config.ts";
+import { hcloudConfigSchema, readHcloudConfig } from "./config.ts";
 
 const svc = (annotations: Record<string, string> = {}): Service => ({
   metadata: { name: "web", namespace: "default", uid: "u-1", annotations },
@@ -155,6 +155,53 @@ describe("the hcloud provider's annotations", () => {
     ["1m30s", 90_000],
   ])("a health check interval of %s is %d ms (Go durations, and hccm's documented bare seconds)", (text, ms) => {
     expect(HcloudAnnotations.parse(svc({ [k("health-check-interval")]: text })).healthCheckInterval).toBe(ms);
+  });
+
+  test.each([
+    [
+      "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL",
+      "health-check-interval",
+      "healthCheckInterval",
+      ["999999999h", "0s", "1500ms", "3601"],
+      ["1", "15s", "1h"],
+    ],
+    [
+      "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT",
+      "health-check-timeout",
+      "healthCheckTimeout",
+      ["0", "61m", "soon"],
+      ["1s", "10", "60m"],
+    ],
+    [
+      "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES",
+      "health-check-retries",
+      "healthCheckRetries",
+      ["0", "6", "99", "-1"],
+      ["1", "3", "5"],
+    ],
+  ] as const)("%s and the %s annotation take the same values", async (variable, name, field, refused, taken) => {
+    const read = (env: Record<string, string>) =>
+      readHcloudConfig({
+        env: { HCLOUD_TOKEN: "t", ...env },
+        config: undefined,
+        configSource: undefined,
+        readFile: async () => "",
+      });
+    for (const text of refused) {
+      expect(readAnnotation(svc({ [k(name)]: text }), HcloudAnnotations.declared[field]).state).toBe("invalid");
+      const err = await read({ [variable]: text }).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
+      expect(err).toContain(
+        `${variable}: is ${JSON.stringify(text)}; must be ${HcloudAnnotations.declared[field].reader.accepts}`,
+      );
+    }
+    for (const text of taken) {
+      const annotated = HcloudAnnotations.parse(svc({ [k(name)]: text }))[field];
+      const { config } = await read({ [variable]: text });
+      expect(hcloudAnnotations(config.loadBalancers).parse(svc({}))[field]).toBe(annotated);
+    }
   });
 
   test("certificates are named by ID or by name", () => {

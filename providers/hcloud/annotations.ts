@@ -19,6 +19,7 @@ import {
   address,
   certificateRef,
   dnsName,
+  healthCheckReaders,
   ipv4,
   ipv4Cidr,
   nodeSelector,
@@ -263,33 +264,33 @@ function healthCheckAnnotations(hc: LoadBalancerDefaults["healthCheck"]) {
     }),
     healthCheckInterval: opt(
       "health-check-interval",
-      seconds({ min: 1 }),
+      healthCheckReaders.interval(),
       {
         description: "Time between two checks of a node.",
         example: "15s",
         defaultText: envText("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL", "the API's (`15s`)"),
       },
-      hc.intervalMs || undefined,
+      hc.intervalMs,
     ),
     healthCheckTimeout: opt(
       "health-check-timeout",
-      seconds({ min: 1 }),
+      healthCheckReaders.timeout(),
       {
         description: "How long one check may take.",
         example: "10s",
         defaultText: envText("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", "the API's (`10s`)"),
       },
-      hc.timeoutMs || undefined,
+      hc.timeoutMs,
     ),
     healthCheckRetries: opt(
       "health-check-retries",
-      int({ min: 0, max: 5 }),
+      healthCheckReaders.retries(),
       {
         description: "Failed checks in a row before a node gets no more traffic.",
         example: "3",
         defaultText: envText("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", "the API's (`3`)"),
       },
-      hc.retries || undefined,
+      hc.retries,
     ),
     healthCheckHTTPDomain: annotation(key("health-check-http-domain"), dnsName(), {
       description: "The Host of an http(s) health check's request.",

@@ -18,10 +18,13 @@
 import * as v from "valibot";
 import { ConfigError } from "../../config/errors.ts";
 import { issuesOf } from "../../config/validate.ts";
+import type { Service } from "../../kube/objects.ts";
 import { tryParseCIDR } from "../../net/cidr.ts";
 import { parseCloudConfig } from "../config.ts";
+import type { Reader } from "../kit/annotations/readers.ts";
 import { parseDuration } from "../kit/duration.ts";
 import { describedIssue, gatherSettings, type NamedSettings, type Setting } from "../kit/named-settings.ts";
+import { healthCheckReaders } from "./annotation-readers.ts";
 import { hcloudRateLimit } from "./api/client.ts";
 import { defaultRobotEndpoint } from "./api/robot.ts";
 
@@ -48,6 +51,21 @@ const goDuration = (example: string) =>
 /** Milliseconds, with hccm's default (a Go duration). */
 const duration = (fallback: string, example: string) => v.optional(goDuration(example), fallback);
 const maybeDuration = (example: string) => v.optional(goDuration(example));
+
+/** A setting read by an annotation reader: the same values, and "must be" what the reader accepts. */
+function read<T>(reader: Reader<T>) {
+  return v.pipe(
+    v.string(),
+    v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
+      const parsed = reader.parse(dataset.value.trim(), NO_SERVICE);
+      if (parsed.ok) return parsed.value;
+      addIssue({ message: `must be ${reader.accepts}${parsed.reason ? ` (${parsed.reason})` : ""}` });
+      return NEVER;
+    }),
+  );
+}
+/** What the readers of settings get for the Service they would check per-port values against: none. */
+const NO_SERVICE: Service = {};
 
 const name = (what: string, pattern: RegExp) => v.optional(v.pipe(v.string(), v.regex(pattern, what)));
 const ZONE_OR_LOCATION = /^[a-z0-9][a-z0-9-]*$/;
@@ -112,11 +130,10 @@ const entries = {
       v.picklist(["round_robin", "least_connections"], "must be round_robin or least_connections"),
     ),
   ),
-  HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL: maybeDuration("15s"),
-  HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT: maybeDuration("10s"),
-  HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES: v.optional(
-    v.pipe(v.string(), v.regex(/^[0-9]{1,4}$/, "must be a whole number such as 3"), v.transform(Number)),
-  ),
+  // The health-check annotations' own readers: a default takes exactly what the annotation takes.
+  HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL: v.optional(read(healthCheckReaders.interval())),
+  HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT: v.optional(read(healthCheckReaders.timeout())),
+  HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES: v.optional(read(healthCheckReaders.retries())),
   // No default: hccm changes an existing load balancer's type only when this or the annotation names one.
   HCLOUD_LOAD_BALANCERS_TYPE: v.optional(
     name("must be a load balancer type name such as lb11", /^[a-z0-9][a-z0-9-]*$/),

@@ -6,12 +6,13 @@
  * - `routes`, only with `HCLOUD_NETWORK` and `HCLOUD_NETWORK_ROUTES_ENABLED` (the default with a network);
  * - `loadBalancer`, unless `HCLOUD_LOAD_BALANCERS_ENABLED=false`.
  *
- * Like hccm it has no cluster ID (`--allow-untagged-cloud`, which hccm's manifests pass), and at start it proves
- * the token works and `HCLOUD_NETWORK` exists, so a wrong one stops the manager with the variable named instead of
- * failing every lookup later. The factory itself calls no API: `doctor` builds it and asks `verifyAccess`.
+ * Like hccm it has no cluster ID (`--allow-untagged-cloud`, which hccm's manifests pass). Unlike hccm, at start it
+ * proves the token works, the load-balancer settings name a location, network zone and type the catalogue holds,
+ * `HCLOUD_NETWORK` exists and Robot takes `ROBOT_USER` and `ROBOT_PASSWORD`, so a wrong one stops the manager with
+ * the variable named instead of failing every lookup (or tripping Robot's lock-out) later. The factory itself calls
+ * no API: `doctor` builds it and asks `verifyAccess`.
  */
 import type { ConsolaInstance } from "consola";
-import * as v from "valibot";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
@@ -25,8 +26,9 @@ import { HcloudCertificates } from "./api/certificates.ts";
 import { createHcloudTransport, type HcloudTransport } from "./api/client.ts";
 import { HcloudLoadBalancers } from "./api/load-balancers.ts";
 import { HcloudNetworks } from "./api/networks.ts";
-import { type RobotApi, RobotHttpApi } from "./api/robot.ts";
+import { type RobotApi, RobotCredentialsError, RobotHttpApi } from "./api/robot.ts";
 import { HcloudServers } from "./api/servers.ts";
+import { catalogueIssues, type HcloudCatalogue, readCatalogue } from "./catalogue.ts";
 import { type HcloudConfig, readHcloudConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createHcloudLoadBalancer } from "./load-balancers.ts";
@@ -133,16 +135,23 @@ export function hcloudProvider(parts: HcloudParts) {
       })
     : undefined;
 
-  /** The token with a cheap read, then the network: each failure names the variable to change. */
-  async function checkAccess(ctx: CallContext): Promise<void> {
+  const lbDefaults = config.loadBalancers;
+  const typeNamed = lbDefaults.enabled && lbDefaults.type !== undefined;
+  /** Read once: the start's check and `doctor` each ask at most once a process; a failed read is asked again. */
+  let catalogue: Promise<HcloudCatalogue> | undefined;
+  const readOnce = (ctx: CallContext) => {
+    catalogue ??= readCatalogue(transport, ctx, typeNamed).catch((err: unknown) => {
+      catalogue = undefined;
+      throw err;
+    });
+    return catalogue;
+  };
+
+  /** The token with the catalogue's read (its locations), the settings that name the catalogue, then the network. */
+  async function checkCloud(ctx: CallContext): Promise<void> {
+    let read: HcloudCatalogue;
     try {
-      await transport.client.request(ctx, {
-        operation: "verifyToken",
-        method: "GET",
-        path: "/locations",
-        query: { per_page: 1 },
-        answer: v.object({ locations: v.array(v.unknown()) }),
-      });
+      read = await readOnce(ctx);
     } catch (err) {
       const api = findInCauseChain(err, CloudApiError);
       const refused = api !== undefined && (api.status === 401 || api.code === "unauthorized");
@@ -153,7 +162,33 @@ export function hcloudProvider(parts: HcloudParts) {
           : `the Hetzner Cloud API at HCLOUD_ENDPOINT=${config.endpoint} did not answer`;
       throw new Error(`hcloud: ${why}: ${(err as Error).message}`, { cause: err });
     }
+    // With load balancers off, their defaults are never used.
+    const issues = lbDefaults.enabled ? catalogueIssues(lbDefaults, read) : [];
+    if (issues.length > 0) throw new Error(`hcloud: ${issues.join("; ")}`);
     if (network) await network.id(ctx);
+  }
+
+  /**
+   * Robot's credentials with its one cheap read, the server list (which the cache keeps for the lookups to come).
+   * Refused credentials always stop; an unavailable Robot fails `doctor` (`strict`) but only warns at start, where
+   * the lookups wait for it as they do when it goes down later.
+   */
+  async function checkRobot(ctx: CallContext, strict: boolean): Promise<void> {
+    if (!robot) return;
+    try {
+      await robot.listServers(ctx);
+    } catch (err) {
+      const message = (err as Error).message;
+      if (findInCauseChain(err, RobotCredentialsError)) {
+        throw new Error(
+          `hcloud: Robot refused ROBOT_USER and ROBOT_PASSWORD; set them to a webservice user (Robot → Settings → Web service and app settings): ${message}`,
+          { cause: err },
+        );
+      }
+      const why = `the Robot webservice at ROBOT_ENDPOINT=${config.robot.endpoint} could not be read: ${message}`;
+      if (strict) throw new Error(`hcloud: ${why}`, { cause: err });
+      logger?.warn(`hcloud: ${why}; Robot servers are looked up when it answers`);
+    }
   }
 
   return {
@@ -163,7 +198,9 @@ export function hcloudProvider(parts: HcloudParts) {
     async initialize(ctx: ProviderRuntime) {
       // The routes read Nodes from the controllers' own cache; asked for here, before it starts.
       ctx.informers.nodes();
-      await checkAccess({ signal: ctx.signal });
+      const call = { signal: ctx.signal };
+      await checkCloud(call);
+      await checkRobot(call, false);
       const capabilities = [
         "instances",
         ...(routes ? [`routes in network ${config.network}`] : []),
@@ -172,7 +209,10 @@ export function hcloudProvider(parts: HcloudParts) {
       ];
       ctx.logger.info(`hcloud: ${capabilities.join(", ")} at ${config.endpoint}`);
     },
-    verifyAccess: checkAccess,
+    async verifyAccess(ctx: CallContext) {
+      await checkCloud(ctx);
+      await checkRobot(ctx, true);
+    },
     instancesV2,
     routes,
     loadBalancer,

@@ -78,18 +78,20 @@ export const hcloudSettingDocs: readonly SettingDoc[] = [
   {
     names: ["HCLOUD_LOAD_BALANCERS_LOCATION"],
     default: "not set",
-    meaning: "location of new load balancers (`fsn1`, `nbg1`, `hel1`, `ash`, `hil`, `sin`); not with `…_NETWORK_ZONE`",
+    meaning:
+      "location of new load balancers (`fsn1`, `nbg1`, `hel1`, `ash`, `hil`, `sin`); not with `…_NETWORK_ZONE`. Checked against the API's list of locations at start and by `doctor`: one it does not hold stops the manager.",
   },
   {
     names: ["HCLOUD_LOAD_BALANCERS_NETWORK_ZONE"],
     default: "not set",
-    meaning: "network zone of new load balancers (`eu-central`, `us-east`, …)",
+    meaning:
+      "network zone of new load balancers (`eu-central`, `us-east`, …). Checked against the zones of the API's locations at start and by `doctor`: one it does not hold stops the manager.",
   },
   {
     names: ["HCLOUD_LOAD_BALANCERS_TYPE"],
     default: "not set",
     meaning:
-      "the type of new load balancers (`lb11`, `lb21`, `lb31`); unset, the API's smallest (`lb11`) at creation, and an existing one's type is left as it is",
+      "the type of new load balancers (`lb11`, `lb21`, `lb31`); unset, the API's smallest (`lb11`) at creation, and an existing one's type is left as it is. Checked against the API's load balancer types at start and by `doctor`: one it does not offer stops the manager before any load balancer is changed.",
   },
   {
     names: ["HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE"],
@@ -132,8 +134,9 @@ export const hcloudSettingDocs: readonly SettingDoc[] = [
       "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT",
       "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES",
     ],
-    default: "the API's",
-    meaning: "health-check defaults",
+    default: "the API's (`15s`, `10s`, `3`)",
+    meaning:
+      "health-check defaults, taking exactly what the `health-check-interval`, `-timeout` and `-retries` annotations take: interval and timeout in whole seconds from 1s to 3600s (`15s`, `1m` or `15`), retries from 1 to 5 (the API refuses others). A value outside stops the manager at start.",
   },
   {
     names: ["ROBOT_ENABLED"],
@@ -144,7 +147,7 @@ export const hcloudSettingDocs: readonly SettingDoc[] = [
     names: ["ROBOT_USER", "ROBOT_PASSWORD"],
     default: "not set",
     meaning:
-      "a Robot webservice user; also `ROBOT_USER_FILE`, `ROBOT_PASSWORD_FILE`. Without them, Robot is used for load-balancer targets only and Robot nodes are not initialised (as hccm).",
+      "a Robot webservice user; also `ROBOT_USER_FILE`, `ROBOT_PASSWORD_FILE`. Without them, Robot is used for load-balancer targets only and Robot nodes are not initialised (as hccm). Checked with one read of Robot's server list at start and by `doctor`: refused, the manager stops after that one failed login (Robot locks an address out for 10 minutes after 3). Refused later, Robot is not asked again for an hour.",
   },
   {
     names: ["ROBOT_CACHE_TIMEOUT"],

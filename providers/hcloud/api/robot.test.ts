@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import type { ConsolaInstance } from "consola";
 import { Registry } from "prom-client";
 import { type RobotEmulator, startRobotEmulator } from "../../../sandbox/hrobot/server.ts";
 import { RetryError } from "../../errors.ts";
 import { CloudApiError, CloudApiSchemaError } from "../../kit/http/errors.ts";
 import { startTestServer, type TestServer } from "../../kit/http/testing.ts";
 import { rejection } from "../../testing.ts";
-import { RobotHttpApi, type RobotHttpApiOptions } from "./robot.ts";
+import { ROBOT_AUTH_BACKOFF_MS, RobotCredentialsError, RobotHttpApi, type RobotHttpApiOptions } from "./robot.ts";
 
 const USER = "#ws+abc";
 const PASSWORD = "s3cret-robot-password";
@@ -96,6 +97,28 @@ describe("Robot client against the Robot emulator", () => {
     expect(err.cause).toBeInstanceOf(CloudApiError);
     expect((err.cause as CloudApiError).status).toBe(401);
     expect(err.message).not.toContain("wrong-password-123");
+  });
+
+  test("after refused credentials asks Robot nothing for an hour, so a wrong password never trips its lock-out", async () => {
+    const r = emulator();
+    const warned: string[] = [];
+    const logger = { warn: (m: string) => warned.push(m) } as unknown as ConsolaInstance;
+    const api = client(r.url, { password: "wrong-password-123", logger });
+    expect(await rejection(() => api.listServers(ctx))).toBeInstanceOf(RobotCredentialsError);
+    for (const call of [() => api.getServer(ctx, 321), () => api.powerState(ctx, 321), () => api.listServers(ctx)]) {
+      const err = await rejection(call);
+      expect(err).toBeInstanceOf(RetryError);
+      expect(err.cause).toBeInstanceOf(RobotCredentialsError);
+      expect(err.message).toContain("Robot refused the credentials; not asking again for 3600000ms");
+    }
+    expect(r.calls.map((c) => c.status)).toEqual([401]);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).not.toContain("wrong-password-123");
+
+    clock += ROBOT_AUTH_BACKOFF_MS;
+    expect(await rejection(() => api.listServers(ctx))).toBeInstanceOf(RobotCredentialsError);
+    expect(r.calls.map((c) => c.status)).toEqual([401, 401]);
+    expect(r.lockout.blockedUntil("127.0.0.1")).toBeUndefined();
   });
 
   test("turns Robot's request limit into a RetryError and stops asking until the wait is over", async () => {

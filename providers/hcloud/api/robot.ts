@@ -9,7 +9,9 @@
  * - Robot's request limit (403 `RATE_LIMIT_EXCEEDED`) is a `RetryError`; until its wait is over, every call fails
  *   the same way without asking Robot (hccm's guard, `ROBOT_RATE_LIMIT_WAIT_TIME`). Unlike hccm, a wait of 0 still
  *   waits for one request's share of the budget (interval / max requests: 18 s for 200 an hour).
- * - Refused credentials say which settings to check; Robot locks an address out after three failed logins.
+ * - Refused credentials (401) are a `RobotCredentialsError` naming the settings to check. Robot locks an address out
+ *   for ten minutes after three failed logins, so after one the client asks Robot nothing for `authBackoffMs` (an
+ *   hour): every call fails at once with a `RetryError` whose cause is that error, and the refusal is logged once.
  * - Everything else throws an `Error` starting `hcloud/robot.<method>: ` whose `cause` chain holds the kit's error.
  */
 import type * as v from "valibot";
@@ -29,6 +31,13 @@ import {
 export const defaultRobotEndpoint = "https://robot-ws.your-server.de";
 /** hccm gives its Robot client 15 s. */
 const TIMEOUT_MS = 15_000;
+/** After refused credentials: long past Robot's ten-minute lock-out, so a wrong password never adds up to three. */
+export const ROBOT_AUTH_BACKOFF_MS = 60 * 60_000;
+
+/** Robot refused the webservice user or password (401): no call succeeds until they change. */
+export class RobotCredentialsError extends Error {
+  override readonly name = "RobotCredentialsError";
+}
 
 /** A dedicated server as the provider uses it. */
 export interface RobotServer {
@@ -64,6 +73,8 @@ export interface RobotHttpApiOptions extends CloudApiClientTuning {
   readonly endpoint?: string;
   /** After a rate-limit answer, how long to stop asking Robot (`ROBOT_RATE_LIMIT_WAIT_TIME`). */
   readonly rateLimitWaitMs?: number;
+  /** After refused credentials, how long to stop asking Robot; default `ROBOT_AUTH_BACKOFF_MS`. */
+  readonly authBackoffMs?: number;
   readonly timeoutMs?: number;
 }
 
@@ -72,13 +83,17 @@ const NAME = "hcloud/robot";
 export class RobotHttpApi implements RobotApi {
   readonly #client: CloudApiClient;
   readonly #waitMs: number;
+  readonly #authBackoffMs: number;
   readonly #now: () => number;
-  /** While Robot's budget is spent: until when, and the error that said so. */
+  readonly #logger: RobotHttpApiOptions["logger"];
+  /** While Robot's budget is spent, or after it refused the credentials: until when, and the error that said so. */
   #blocked: { until: number; cause: Error } | undefined;
 
   constructor(o: RobotHttpApiOptions) {
     const authorization = `Basic ${Buffer.from(`${o.user}:${o.password}`).toString("base64")}`;
     this.#waitMs = o.rateLimitWaitMs ?? 0;
+    this.#authBackoffMs = o.authBackoffMs ?? ROBOT_AUTH_BACKOFF_MS;
+    this.#logger = o.logger;
     this.#now = o.now ?? Date.now;
     this.#client = new CloudApiClient({
       name: NAME,
@@ -136,9 +151,11 @@ export class RobotHttpApi implements RobotApi {
     const blocked = this.#blocked;
     if (blocked && this.#now() < blocked.until) {
       const waitMs = blocked.until - this.#now();
-      throw new RetryError(`${op}: Robot's request limit is spent; not asking again for ${waitMs}ms`, waitMs, {
-        cause: blocked.cause,
-      });
+      const why =
+        blocked.cause instanceof RobotCredentialsError
+          ? "Robot refused the credentials"
+          : "Robot's request limit is spent";
+      throw new RetryError(`${op}: ${why}; not asking again for ${waitMs}ms`, waitMs, { cause: blocked.cause });
     }
     try {
       return await this.#client.request(ctx, req);
@@ -153,10 +170,15 @@ export class RobotHttpApi implements RobotApi {
         });
       }
       if (err.status === 401) {
-        throw new Error(
+        const refused = new RobotCredentialsError(
           `${op}: Robot refused the credentials (${err.detail}); check ROBOT_USER and ROBOT_PASSWORD, a webservice user from Robot's settings (Robot blocks an address for 10 minutes after 3 failed logins)`,
           { cause: err },
         );
+        this.#blocked = { until: this.#now() + this.#authBackoffMs, cause: refused };
+        this.#logger?.warn(
+          `${NAME}: Robot refused ROBOT_USER and ROBOT_PASSWORD; not asking Robot again for ${Math.round(this.#authBackoffMs / 60_000)} minutes (Robot locks the address out after 3 failed logins): ${err.detail}`,
+        );
+        throw refused;
       }
       throw err;
     }

@@ -27,13 +27,15 @@ import {
 
 const protocol = v.picklist(["tcp", "http", "https"]);
 const seconds = v.pipe(v.number(), v.integer(), v.minValue(1));
+/** The API refuses other counts with `invalid_input` ("Must be between 1 and 5."). */
+const retries = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5, "Must be between 1 and 5."));
 
 const healthCheck = v.object({
   protocol: v.exactOptional(protocol),
   port: v.exactOptional(port),
   interval: v.exactOptional(seconds),
   timeout: v.exactOptional(seconds),
-  retries: v.exactOptional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  retries: v.exactOptional(retries),
   http: v.exactOptional(
     v.object({
       domain: v.exactOptional(v.nullable(v.string())),
@@ -79,7 +81,7 @@ const newService = v.object({
       port,
       interval: seconds,
       timeout: seconds,
-      retries: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      retries,
     }),
   ),
 });
