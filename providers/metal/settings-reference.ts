@@ -28,9 +28,13 @@ export const metalSettingDocs: readonly SettingDoc[] = [
   {
     names: ["shutdownProbe.port"],
     default: "`22`",
-    meaning: "with `shutdownProbe` present: the TCP port a running machine answers on",
+    meaning: "with `shutdownProbe` present: the TCP port a running machine answers on (1–65535)",
   },
-  { names: ["shutdownProbe.timeoutMs"], default: "`2000`", meaning: "how long to wait for the answer" },
+  {
+    names: ["shutdownProbe.timeoutMs"],
+    default: "`2000`",
+    meaning: "how long to wait for the answer, in milliseconds (1–60000)",
+  },
   {
     names: ["loadBalancer"],
     default: "absent",
