@@ -9,9 +9,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { createConsola } from "consola";
+import { Resources } from "../kube/client-types.ts";
+import type { Node } from "../kube/objects.ts";
+import { Taints } from "../kube/well-known.ts";
+import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
 import { discoverProviders } from "../scripts/build.ts";
 import { hostSuffix, type Ran, runExecutable } from "./support/executables.ts";
 import { excerptAt, guideBlocks } from "./support/guide-blocks.ts";
+import { poll, spawnCollecting } from "./support/processes.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const name = `kit-${crypto.randomUUID().slice(0, 6)}`;
@@ -19,6 +25,8 @@ let temp: string;
 let copy: string;
 let scaffolded: Ran;
 let allBefore: string;
+/** The scaffolded provider's executable, once the build test has made it. */
+let scaffoldExe = "";
 
 const skipped = ["node_modules", "dist", "build", ".cache", ".git"];
 
@@ -131,6 +139,7 @@ describe(`bun run new-provider ${name}`, () => {
     expect(build.stderr).toBe("");
     expect(build.code).toBe(0);
     const exe = join(out, `${name}-cloud-controller-manager-${hostSuffix}`);
+    scaffoldExe = exe;
     const version = await runExecutable(exe, ["--version"]);
     expect(version.stdout.trim()).toBe(`${name}-cloud-controller-manager v0.0.0-kit`);
     const help = await runExecutable(exe, ["--help"]);
@@ -153,6 +162,91 @@ describe(`bun run new-provider ${name}`, () => {
       expect(text).toMatch(new RegExp(`\\(skip\\) ${suite} > [^>]+ > ${id}: .* — skipped: capability not offered`));
     }
     expect(Number(/^\s*(\d+) skip$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(notOffered.length);
+  }, 120_000);
+});
+
+describe(`${name}-cloud-controller-manager over its HTTP client, as the guide leaves it`, () => {
+  const tokenVar = `${name.toUpperCase().replaceAll("-", "_")}_TOKEN`;
+  const machine = {
+    ...{ id: "m-1", name: "n1", zone: "zone-a", region: "region-1", instanceType: "standard-1" },
+    ...{ addresses: [{ type: "InternalIP", address: "10.0.0.1" }], state: "running" },
+  };
+  let cloud: ReturnType<typeof Bun.serve> | undefined;
+  let api: ApiServer | undefined;
+  let kubeconfig = "";
+  let cloudConfig = "";
+  beforeAll(async () => {
+    // The cloud as api/http.ts expects it: the bearer token, `/machines` in pages, `/machines/{id}`.
+    cloud = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        if (req.headers.get("authorization") !== "Bearer right-token") {
+          return Response.json({ error: { code: "unauthorized", message: "invalid token" } }, { status: 401 });
+        }
+        const url = new URL(req.url);
+        if (url.pathname === "/machines") {
+          const name = url.searchParams.get("name");
+          const machines = name === null || name === machine.name ? [machine] : [];
+          return Response.json({ machines, meta: { pagination: { next_page: null } } });
+        }
+        if (url.pathname === `/machines/${machine.id}`) return Response.json({ machine });
+        return Response.json({ error: { code: "not_found", message: "no such thing" } }, { status: 404 });
+      },
+    });
+    api = await startApiServer({ logger: createConsola({ level: -999 }) });
+    kubeconfig = join(temp, "kubeconfig");
+    await api.writeKubeconfig(kubeconfig);
+    cloudConfig = join(temp, "cloud.yaml");
+    await writeFile(cloudConfig, `endpoint: http://127.0.0.1:${cloud.port}\n`);
+    api.store.create(Resources.nodes, {
+      metadata: { name: "n1" },
+      spec: { taints: [{ key: Taints.uninitialized, value: "true", effect: "NoSchedule" }] },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await cloud?.stop(true);
+    await api?.stop();
+  });
+  const args = (command: string) => [command, `--cloud-config=${cloudConfig}`, `--kubeconfig=${kubeconfig}`];
+
+  test("doctor with a wrong token fails, naming the token's variable", async () => {
+    const r = await runExecutable(scaffoldExe, args("doctor"), { env: { PATH: "/usr/bin:/bin", [tokenVar]: "wrong" } });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain(`the cloud refused ${tokenVar}`);
+  });
+
+  test("the manager initialises the node; plan on the converged cluster finds nothing and exits 0", async () => {
+    const env = { [tokenVar]: "right-token" };
+    const manager = spawnCollecting(
+      [
+        scaffoldExe,
+        `--cloud-config=${cloudConfig}`,
+        `--kubeconfig=${kubeconfig}`,
+        "--leader-elect=false",
+        "--secure-port=0",
+        "--cluster-cidr=10.128.0.0/9",
+      ],
+      env,
+    );
+    try {
+      await poll(
+        () => {
+          const node = api?.store.get<Node>(Resources.nodes, "n1");
+          return node?.spec?.providerID === `${name}://m-1` && (node.spec.taints ?? []).length === 0;
+        },
+        { timeoutMs: 60_000, message: "n1 initialised by the scaffolded manager" },
+      ).catch((err) => {
+        throw new Error(`${(err as Error).message}; it said:\n${manager.output().slice(-2000)}`);
+      });
+    } finally {
+      manager.proc.kill("SIGTERM");
+      await manager.exited;
+    }
+    const plan = await runExecutable(scaffoldExe, [...args("plan"), "--cluster-cidr=10.128.0.0/9"], {
+      env: { PATH: "/usr/bin:/bin", ...env },
+    });
+    expect({ code: plan.code, out: plan.stdout + plan.stderr }).toEqual({ code: 0, out: expect.any(String) });
   }, 120_000);
 });
 
