@@ -1,6 +1,6 @@
 /**
  * A DER writer (ITU-T X.690) for the handful of types an X.509 certificate needs, and a reader of the same
- * tag-length-value frames for tests.
+ * tag-length-value frames (tests, and the shape check of a configured CA bundle).
  *
  * Why not `asn1js`: building one certificate with it costs about 5.5 MiB of resident memory in the compiled executable
  * (measured), against the idle-memory target (docs/performance.md), for what is here a few lines of byte writing.

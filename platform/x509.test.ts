@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createPublicKey, verify, X509Certificate } from "node:crypto";
 import { parseIP, parseIPStrict } from "../net/ip.ts";
 import { oidText, readDer } from "./der.ts";
-import { ecdsaSignatureDer, ipBytes, pem, randomSerial, selfSignedServerCertificate } from "./x509.ts";
+import { ecdsaSignatureDer, ipBytes, pem, pemCertificates, randomSerial, selfSignedServerCertificate } from "./x509.ts";
 
 const hex = (bytes: ArrayBuffer | Uint8Array) =>
   Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString("hex");
@@ -81,6 +81,36 @@ describe("PEM", () => {
       body.every((line, i) => (i < body.length - 1 ? line.length === 64 : line.length > 0 && line.length <= 64)),
     ).toBeTrue();
     expect(hex(Buffer.from(body.join(""), "base64"))).toBe(hex(der));
+  });
+});
+
+describe("a PEM certificate bundle", () => {
+  const certificate = async () =>
+    selfSignedServerCertificate({
+      keys: await p256(),
+      serial: randomSerial(),
+      commonName: "ca",
+      notBefore: new Date("2026-01-01T00:00:00Z"),
+      notAfter: new Date("2027-01-01T00:00:00Z"),
+      dnsNames: [],
+      ips: [],
+      ca: true,
+    });
+
+  test("gives each certificate's DER, ignoring the text between blocks", async () => {
+    const [a, b] = [await certificate(), await certificate()];
+    const bundle = `# cluster CA\n${pem("CERTIFICATE", a)}subject=CN = ca\n${pem("CERTIFICATE", b)}`;
+    expect(pemCertificates(bundle).map(hex)).toEqual([hex(a), hex(b)]);
+  });
+
+  test.each([
+    ["an empty file", "", "holds no PEM certificate"],
+    ["a private key only", pem("PRIVATE KEY", bytes("300100")), "holds no PEM certificate"],
+    ["DER bytes read as text", "0\x82\x01\x0a0\x81", "holds no PEM certificate"],
+    ["a block that is not base64", "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n", "1 of 1"],
+    ["a block of base64 that is no certificate", pem("CERTIFICATE", bytes("020101")), "1 of 1 is not an X.509"],
+  ])("refuses %s", (_, text, problem) => {
+    expect(() => pemCertificates(text)).toThrow(problem);
   });
 });
 

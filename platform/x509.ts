@@ -13,9 +13,11 @@ import {
   octetString,
   oid,
   positiveInteger,
+  readDer,
   sequence,
   set,
   smallInteger,
+  Tag,
   time,
   utf8String,
 } from "./der.ts";
@@ -129,4 +131,40 @@ export const pem = (label: string, der: Uint8Array): string => {
   const base64 = Buffer.from(der).toString("base64");
   const lines = base64.match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
+};
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----([^-]*)-----END CERTIFICATE-----/g;
+
+/**
+ * The DER of each `CERTIFICATE` block in PEM text (a CA bundle), text between blocks ignored as OpenSSL ignores it.
+ * Throws a `RangeError` saying what is wrong when there is no block, or a block is not base64 of a certificate's
+ * frame (a SEQUENCE of the signed part, the signature algorithm and the signature): a shape check, no signature is
+ * verified.
+ */
+export const pemCertificates = (text: string): Uint8Array[] => {
+  const blocks = [...text.matchAll(PEM_CERTIFICATE)].map((m) => (m[1] ?? "").replace(/\s+/g, ""));
+  if (blocks.length === 0) throw new RangeError("holds no PEM certificate (no -----BEGIN CERTIFICATE----- block)");
+  return blocks.map((base64, i) => {
+    const der = /^[A-Za-z0-9+/]+={0,2}$/.test(base64) ? Buffer.from(base64, "base64") : undefined;
+    if (!der || !isCertificateFrame(der)) {
+      throw new RangeError(`certificate ${i + 1} of ${blocks.length} is not an X.509 certificate (base64 of its DER)`);
+    }
+    return new Uint8Array(der);
+  });
+};
+
+const isCertificateFrame = (der: Uint8Array): boolean => {
+  try {
+    const [certificate, ...rest] = readDer(der);
+    const [signed, algorithm, signature] = certificate?.children ?? [];
+    return (
+      rest.length === 0 &&
+      certificate?.tag === Tag.sequence &&
+      signed?.tag === Tag.sequence &&
+      algorithm?.tag === Tag.sequence &&
+      signature?.tag === Tag.bitString
+    );
+  } catch {
+    return false;
+  }
 };

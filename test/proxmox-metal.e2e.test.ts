@@ -194,7 +194,9 @@ describe("proxmox + metal under one compiled proxmox-cloud-controller-manager", 
       `--kubeconfig=${files.kubeconfig}`,
     ]);
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toContain('FAIL provider "proxmox" (composite part): 1 of 1 Proxmox clusters failed:');
+    expect(doctor.stdout).toContain(
+      'FAIL provider "proxmox" (composite part): unreachable (will be retried): 1 of 1 Proxmox clusters failed:',
+    );
     expect(doctor.stdout).toContain("cluster lab: proxmox/api[lab].version");
     expect(doctor.stdout).toContain('note provider "metal" (composite part) offers no credential check');
     expect(doctor.stdout).toContain('belongs to not yet assigned (no provider ID): offered to "proxmox"');

@@ -1,6 +1,7 @@
 /**
  * End to end: the compiled `proxmox-cloud-controller-manager` against the API emulator and two emulated
- * Proxmox VE clusters (HTTPS with their own CA; `east` with a token in the cloud-config, `west` with token files).
+ * Proxmox VE clusters (HTTPS with their own CA; `east` with a token in the cloud-config, `west` with token files and
+ * errors said only in the status line, as releases before January 2025 say them).
  * First with network mode `default` (addresses from the kubelet), then `qemu` (from the guest agent) with
  * `force_update_labels`: nodes initialised with provider ID, labels and addresses; a stopped VM's node tainted; a
  * deleted VM's NotReady node deleted; a cluster down deletes nothing; a migrated VM's node relabelled.
@@ -15,6 +16,7 @@ import { Taints } from "../kube/well-known.ts";
 import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import type { ProxmoxEmulator } from "../sandbox/proxmox/server.ts";
 import { startE2eApiServer, stopManager, tearDown } from "./support/apiserver.ts";
+import { runExecutable } from "./support/executables.ts";
 import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 import { type ProxmoxClusters, registerVMNode, setNodeReady, startProxmoxClusters } from "./support/proxmox.ts";
 
@@ -37,7 +39,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ccm-proxmox-"));
   pve = await startProxmoxClusters(dir, [
     { region: "east", nodes: ["pve-a", "pve-b"] },
-    { region: "west", nodes: ["pve-c", "pve-d"] },
+    // As Proxmox VE before January 2025: an error's text only in the status line.
+    { region: "west", nodes: ["pve-c", "pve-d"], errors: "reason-only" },
   ]);
   east = pve.byRegion.get("east")!;
   west = pve.byRegion.get("west")!;
@@ -165,3 +168,39 @@ test("a cluster that does not answer deletes nothing; a VM deleted from a cluste
   expect(nodeNamed("q1")).toBeDefined();
   expect(nodeNamed("e1")).toBeDefined();
 }, 240_000);
+
+test.each([
+  [
+    "a url without /api2/json",
+    "url",
+    "must end in the API's path /api2/json, such as https://pve-1.example.com:8006/api2/json",
+  ],
+  ["a ca_file that is no PEM certificate", "ca_file", "ca.der holds no PEM certificate"],
+])(
+  "%s: the manager exits 1 and doctor fails, naming the key",
+  async (_, key, problem) => {
+    const files = { kubeconfig: join(dir, "kubeconfig"), cloudConfig: join(dir, `bad-${key}.yaml`) };
+    await writeFile(join(dir, "ca.der"), new Uint8Array([0x30, 0x82, 0x01, 0x0a, 0x30, 0x81]));
+    const clusters = pve.clustersYaml("  ");
+    const bad =
+      key === "url"
+        ? clusters.replace(`${east.url}"`, `${east.url.replace("/api2/json", "")}"`)
+        : clusters.replace(`ca_file: ${dir}/ca.pem`, `ca_file: ${dir}/ca.der`);
+    await writeFile(files.cloudConfig, `clusters:\n${bad}\n`, { mode: 0o600 });
+    const [path = "", ...args] = await managerCommand(files, [], { provider: "proxmox", clusterCIDR: "" });
+    const r = await runExecutable(path, args);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`- clusters[0].${key}: `);
+    expect(r.stderr).toContain(problem);
+
+    const checked = await runExecutable(path, [
+      "doctor",
+      `--cloud-config=${files.cloudConfig}`,
+      `--kubeconfig=${files.kubeconfig}`,
+    ]);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(`- clusters[0].${key}: `);
+    expect(checked.stdout).toContain(problem);
+  },
+  120_000,
+);

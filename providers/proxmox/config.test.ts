@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { ConfigError } from "../../config/errors.ts";
 import { configProblems } from "../../config/testing.ts";
+import { selfSignedTls } from "../../sandbox/apiserver/tls.ts";
+import { rejection } from "../testing.ts";
 import { parseProxmoxConfig } from "./config.ts";
+import { proxmoxSettings } from "./provider.ts";
 
 const cluster = `{ url: "https://pve:8006/api2/json/", token_id: "kubernetes@pve!ccm", token_secret: s3cr3t, region: east }`;
 
@@ -56,7 +60,57 @@ clusters:
       `region "east" is also clusters[0]'s`,
     ],
     ["an unknown top-level key", `clusters: [${cluster}]\nregion: x`, "region", "is not a known key"],
+    [
+      "a URL without the API's path",
+      `clusters: [${cluster.replace("/api2/json/", "/")}]`,
+      "clusters[0].url",
+      "must end in the API's path /api2/json, such as https://pve-1.example.com:8006/api2/json",
+    ],
+    [
+      "a URL of the web interface",
+      `clusters: [${cluster.replace("/api2/json/", "/#v1:0:18:4")}]`,
+      "clusters[0].url",
+      "must end in the API's path /api2/json",
+    ],
   ])("refuses %s", (_, text, path, problem) => {
     expect(configProblems(() => parseProxmoxConfig(text, "c.yaml"))[path]).toContain(problem);
+  });
+});
+
+describe("proxmox settings: the files the cloud-config names", () => {
+  const read = async (files: Record<string, string>) =>
+    proxmoxSettings.read({
+      name: "proxmox",
+      config: `clusters: [${cluster.replace("region: east", "region: east, ca_file: /ca.pem")}]`,
+      configSource: "c.yaml",
+      env: {},
+      readFile: async (path) => {
+        const text = files[path];
+        if (text === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
+        return text;
+      },
+    });
+
+  test("keeps a PEM CA bundle as written", async () => {
+    const { cert } = await selfSignedTls(Date.now);
+    const { value } = await read({ "/ca.pem": `# the cluster's CA\n${cert}` });
+    expect(value.clusters[0]?.ca).toBe(`# the cluster's CA\n${cert}`);
+  });
+
+  test.each([
+    ["a DER file", "0\x82\x03\x1a0\x82\x02", "/ca.pem holds no PEM certificate"],
+    ["a private key", "-----BEGIN PRIVATE KEY-----\nMC4CAQA=\n-----END PRIVATE KEY-----\n", "holds no PEM certificate"],
+    [
+      "a damaged certificate",
+      "-----BEGIN CERTIFICATE-----\nMIIBIjANBgkqhkiG9w0B\n-----END CERTIFICATE-----\n",
+      "certificate 1 of 1 is not an X.509 certificate",
+    ],
+  ])("refuses %s as ca_file, naming the key", async (_, text, problem) => {
+    const err = await rejection(() => read({ "/ca.pem": text }));
+    expect(err).toBeInstanceOf(ConfigError);
+    const issues = Object.fromEntries((err as ConfigError).issues.map((i) => [i.path, i.message]));
+    expect(Object.keys(issues)).toEqual(["clusters[0].ca_file"]);
+    expect(issues["clusters[0].ca_file"]).toContain(problem);
+    expect(issues["clusters[0].ca_file"]).toContain("PEM certificate (-----BEGIN CERTIFICATE-----) of the CA");
   });
 });

@@ -110,6 +110,11 @@ const cluster = v.pipe(
         v.string("must be a string such as https://pve-1.example.com:8006/api2/json"),
         v.check(isHttpUrl, "must be an https:// (or http://) URL such as https://pve-1.example.com:8006/api2/json"),
         v.transform((url) => url.replace(/\/+$/, "")),
+        // The client joins each path to the URL as it is, as the peer's does.
+        v.check(
+          (url) => new URL(url).pathname.endsWith("/api2/json"),
+          "must end in the API's path /api2/json, such as https://pve-1.example.com:8006/api2/json",
+        ),
       ),
       insecure: v.optional(bool("true skips TLS verification"), false),
       ca_file: v.exactOptional(nonBlank("a PEM file of the CA that signed the cluster's certificate")),

@@ -147,6 +147,25 @@ describe("proxmox instances", () => {
   });
 });
 
+describe.each(["message", "reason-only"] as const)("a VM deleted between the listing and its config read", (errors) => {
+  test(`is not found when Proxmox VE says so ${errors === "message" ? "in the body" : "in the status line only"}`, async () => {
+    const own = await startTestClusters({ east: ["pve-a"] }, { errors });
+    try {
+      const p = await own.provider();
+      const vm = own.clusters.east!.state.addVM({ name: "racer" });
+      // The listing still has it; its config file is already gone, as Proxmox VE then answers.
+      const gone = `Configuration file 'nodes/pve-a/qemu-server/${vm.vmid}.conf' does not exist`;
+      own.clusters.east!.faults.fail(500, gone, 1, "/config");
+      const providerID = `proxmox://east/${vm.vmid}`;
+      await expect(p.instancesV2!.instanceMetadata(ctx, node("racer", { providerID }))).rejects.toBeInstanceOf(
+        InstanceNotFoundError,
+      );
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 describe("proxmox doctor check", () => {
   test("checks every cluster's token and names each cluster that fails", async () => {
     await provider.verifyAccess!(ctx);

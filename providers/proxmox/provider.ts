@@ -6,6 +6,7 @@
  */
 import type { ConsolaInstance } from "consola";
 import { Resources } from "../../kube/client-types.ts";
+import { pemCertificates } from "../../platform/x509.ts";
 import type { CallContext, CloudProvider, RateLimit } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import type { RuntimeHandle } from "../kit/runtime-handle.ts";
@@ -58,6 +59,16 @@ export const proxmoxSettings = cloudConfigSettings<ProxmoxConfig, ProxmoxSetting
         c.token_secret ?? (token_secret_file && (await tools.secretFile(token_secret_file, at("token_secret_file"))));
       // A PEM bundle is kept as written.
       const ca = ca_file === undefined ? undefined : await tools.secretFile(ca_file, at("ca_file"), { trim: false });
+      if (ca !== undefined) {
+        try {
+          pemCertificates(ca);
+        } catch (err) {
+          tools.issue(
+            at("ca_file"),
+            `${ca_file} ${(err as Error).message}; it must hold the PEM certificate (-----BEGIN CERTIFICATE-----) of the CA that signed the cluster's certificate`,
+          );
+        }
+      }
       if (tokenID && tokenSecret) {
         clusters.push({ url: c.url, region: c.region, insecure: c.insecure, tokenID, tokenSecret, ca });
       }

@@ -6,7 +6,11 @@ import { Resources } from "../../kube/client-types.ts";
 import { cacheTransform } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
 import { selfSignedTls } from "../../sandbox/apiserver/tls.ts";
-import { type ProxmoxEmulator, startProxmoxEmulator } from "../../sandbox/proxmox/server.ts";
+import {
+  type ProxmoxEmulator,
+  type ProxmoxEmulatorOptions,
+  startProxmoxEmulator,
+} from "../../sandbox/proxmox/server.ts";
 import { ProxmoxState } from "../../sandbox/proxmox/state.ts";
 import type { CloudProvider } from "../cloud.ts";
 import { proxmox } from "./provider.ts";
@@ -24,14 +28,23 @@ export interface TestClusters {
   stop(): Promise<void>;
 }
 
-/** One emulator per region (default `east` with pve-a, pve-b and `west` with pve-c), sharing one CA. */
+/**
+ * One emulator per region (default `east` with pve-a, pve-b and `west` with pve-c), sharing one CA; `emulator` sets
+ * how they answer (as which Proxmox VE release).
+ */
 export async function startTestClusters(
   regions: Record<string, readonly string[]> = { east: ["pve-a", "pve-b"], west: ["pve-c"] },
+  emulator: Pick<ProxmoxEmulatorOptions, "errors" | "unauthorizedDelayMs"> = {},
 ): Promise<TestClusters> {
   const tls = await selfSignedTls(Date.now);
   const clusters: Record<string, ProxmoxEmulator> = {};
   for (const [region, nodes] of Object.entries(regions)) {
-    clusters[region] = await startProxmoxEmulator({ tokens: [testToken], state: new ProxmoxState(nodes), tls });
+    clusters[region] = await startProxmoxEmulator({
+      ...emulator,
+      tokens: [testToken],
+      state: new ProxmoxState(nodes),
+      tls,
+    });
   }
   const config = (features = "{}") =>
     [

@@ -2,7 +2,9 @@
  * A local emulator of the Proxmox VE API parts the proxmox provider uses (/work/shared/reference/proxmox-api.md):
  * HTTPS on 127.0.0.1 with a self-signed certificate that is its own CA, everything under `/api2/json`, API-token
  * auth (`Authorization: PVEAPIToken=<user>@<realm>!<token>=<secret>`), the `{"data": …}` envelope, and errors as
- * Proxmox VE gives them (the reason phrase and `message` say why; `data` is null).
+ * Proxmox VE gives them: the reason phrase says why (so the server is http1.ts, which writes its own status line),
+ * and so does the body's `message` unless `errors: "reason-only"` (Proxmox VE before January 2025); `data` is null.
+ * A 401 has no body, and is sent after `unauthorizedDelayMs`.
  *
  * Endpoints: `GET /version`, `/nodes`, `/cluster/resources[?type=vm|node]`, `/cluster/ha/groups`,
  * `/nodes/{node}/qemu/{vmid}/status/current`, `…/config`, `…/agent/network-get-interfaces`.
@@ -10,8 +12,8 @@
  * Fault injection: `faults.latencyMs` before every answer, `faults.fail(…)` for the next answers (optionally of
  * one path), and `setDown(true)` (the listener closes, so connections are refused, until `setDown(false)`).
  */
-import type { Server } from "bun";
 import { selfSignedTls, type TlsMaterial } from "../apiserver/tls.ts";
+import { type Http1Server, type RawAnswer, serveHttp1 } from "./http1.ts";
 import { type EmulatedVM, ProxmoxState } from "./state.ts";
 
 export interface ProxmoxToken {
@@ -27,6 +29,14 @@ export interface ProxmoxEmulatorOptions {
   readonly tls?: TlsMaterial;
   /** The Proxmox VE version `/version` reports; `9.0.3` also turns HA groups off. */
   readonly version?: string;
+  /**
+   * Where an error's text is besides the reason phrase. `message` (default): also the body's `message`, as
+   * libpve-http-server-perl 5.2.0 and later send it (Proxmox VE releases from January 2025); `reason-only`: the
+   * body is `{"data":null}` alone, as the releases before send it.
+   */
+  readonly errors?: "message" | "reason-only";
+  /** How long a 401 waits before it is sent, as Proxmox VE delays refused logins (about 3 s); default 0. */
+  readonly unauthorizedDelayMs?: number;
 }
 
 interface Failure {
@@ -71,13 +81,27 @@ export async function startProxmoxEmulator(options: ProxmoxEmulatorOptions): Pro
   };
   const tokens = new Map(options.tokens.map((t) => [t.id, t.secret]));
 
-  const handle = async (request: Request): Promise<Response> => {
+  const reasonOnly = options.errors === "reason-only";
+  const answer = (a: Answer): RawAnswer => {
+    if ("data" in a) return { status: 200, reason: "OK", headers: JSON_TYPE, body: JSON.stringify({ data: a.data }) };
+    // Proxmox VE's 401 carries no body at all.
+    if (a.status === 401) return { status: 401, reason: a.message, body: "" };
+    const body = reasonOnly
+      ? { data: null }
+      : { data: null, message: `${a.message}\n`, ...(a.errors && { errors: a.errors }) };
+    return { status: a.status, reason: a.message, headers: JSON_TYPE, body: JSON.stringify(body) };
+  };
+
+  const handle = async (request: Request): Promise<Answer> => {
     const url = new URL(request.url);
     calls.push({ method: request.method, path: url.pathname + url.search });
     if (faults.latencyMs > 0) await Bun.sleep(faults.latencyMs);
     if (!url.pathname.startsWith(`${BASE}/`)) return pveError(404, "Not Found");
     const denied = authFailure(request.headers.get("authorization"), tokens);
-    if (denied) return pveError(401, denied);
+    if (denied) {
+      if (options.unauthorizedDelayMs) await Bun.sleep(options.unauthorizedDelayMs);
+      return pveError(401, denied);
+    }
     const failure = failures.find((f) => f.remaining > 0 && (!f.pathIncludes || url.pathname.includes(f.pathIncludes)));
     if (failure) {
       failure.remaining--;
@@ -87,10 +111,9 @@ export async function startProxmoxEmulator(options: ProxmoxEmulatorOptions): Pro
     return route(state, version, url.pathname.slice(BASE.length), url.searchParams);
   };
 
-  let server: Server<undefined> | undefined;
   const listen = (port: number) =>
-    Bun.serve({ hostname: "127.0.0.1", port, tls: { cert: tls.cert, key: tls.key }, fetch: handle });
-  server = listen(0);
+    serveHttp1({ port, tls: { cert: tls.cert, key: tls.key }, handle: async (r) => answer(await handle(r)) });
+  let server: Http1Server | undefined = await listen(0);
   const port = server.port;
 
   return {
@@ -101,15 +124,17 @@ export async function startProxmoxEmulator(options: ProxmoxEmulatorOptions): Pro
     faults,
     async setDown(down) {
       if (down && server) {
-        await server.stop(true);
+        const stopping = server;
         server = undefined;
+        await stopping.close();
       } else if (!down && !server) {
-        server = listen(port ?? 0);
+        server = await listen(port);
       }
     },
     async stop() {
-      await server?.stop(true);
+      const stopping = server;
       server = undefined;
+      await stopping?.close();
     },
   };
 }
@@ -125,7 +150,7 @@ function authFailure(header: string | null, tokens: ReadonlyMap<string, string>)
   return undefined;
 }
 
-function route(state: ProxmoxState, version: string, path: string, query: URLSearchParams): Response {
+function route(state: ProxmoxState, version: string, path: string, query: URLSearchParams): Answer {
   if (path === "/version")
     return data({ version, release: version.split(".").slice(0, 2).join("."), repoid: "emulated" });
   if (path === "/nodes") return data(state.nodes.map((n) => nodeResource(state, n)));
@@ -247,10 +272,18 @@ function vmStatus(vm: EmulatedVM) {
   };
 }
 
-const data = (payload: unknown) => Response.json({ data: payload });
+/** What a route answers; `answer` in `startProxmoxEmulator` writes it as the configured Proxmox VE would. */
+type Answer =
+  | { readonly data: unknown }
+  | { readonly status: number; readonly message: string; readonly errors?: Record<string, string> | undefined };
 
-/** Proxmox VE's error: the reason phrase says why, the body repeats it as `message` (with `errors` for a 400). */
-function pveError(status: number, message: string, errors?: Record<string, string>): Response {
-  const body = { data: null, message: `${message}\n`, ...(errors && { errors }) };
-  return Response.json(body, { status, statusText: message });
-}
+const JSON_TYPE = { "content-type": "application/json;charset=UTF-8" };
+
+const data = (payload: unknown): Answer => ({ data: payload });
+
+/** Proxmox VE's error: the reason phrase says why (and maybe the body, with `errors` for a 400). */
+const pveError = (status: number, message: string, errors?: Record<string, string>): Answer => ({
+  status,
+  message,
+  errors,
+});

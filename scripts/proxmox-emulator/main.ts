@@ -1,7 +1,9 @@
 /**
- * `npx bun scripts/proxmox-emulator/main.ts --dir=<folder> [--vms=k8s-1@pve-a,k8s-2@pve-b]`: one emulated Proxmox
- * VE cluster (sandbox/proxmox/) on 127.0.0.1 for trying the proxmox provider by hand, as docs/providers/proxmox.md
- * does. It writes what a cloud-config names into `<folder>`: `proxmox-url`, `proxmox-ca.pem`, `proxmox-token-id`
+ * `npx bun scripts/proxmox-emulator/main.ts --dir=<folder> [--vms=k8s-1@pve-a,k8s-2@pve-b] [--errors=reason-only]
+ * [--unauthorized-delay-ms=3000]`: one emulated Proxmox VE cluster (sandbox/proxmox/) on 127.0.0.1 for trying the
+ * proxmox provider by hand, as docs/providers/proxmox.md does; `--errors=reason-only` answers errors as Proxmox VE
+ * releases before January 2025 do (the reason phrase alone says why), and `--unauthorized-delay-ms` delays a 401
+ * as Proxmox VE does. It writes what a cloud-config names into `<folder>`: `proxmox-url`, `proxmox-ca.pem`, `proxmox-token-id`
  * and `proxmox-token-secret` (a fresh secret each run), then takes commands on its standard input (`help`) until
  * SIGINT or SIGTERM.
  */
@@ -18,10 +20,26 @@ const TOKEN_ID = "kubernetes@pve!ccm";
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { dir: { type: "string" }, vms: { type: "string", default: "k8s-1@pve-a,k8s-2@pve-b" } },
+    options: {
+      dir: { type: "string" },
+      vms: { type: "string", default: "k8s-1@pve-a,k8s-2@pve-b" },
+      errors: { type: "string", default: "message" },
+      "unauthorized-delay-ms": { type: "string", default: "0" },
+    },
   });
   const vms = parseVMs(values.vms);
-  const problems = [...(values.dir ? [] : ["--dir=<folder> is required"]), ...(typeof vms === "string" ? [vms] : [])];
+  const errors = values.errors === "message" || values.errors === "reason-only" ? values.errors : undefined;
+  const unauthorizedDelayMs = Number(values["unauthorized-delay-ms"]);
+  const problems = [
+    ...(values.dir ? [] : ["--dir=<folder> is required"]),
+    ...(typeof vms === "string" ? [vms] : []),
+    ...(errors ? [] : [`--errors must be message or reason-only, got "${values.errors}"`]),
+    ...(Number.isInteger(unauthorizedDelayMs) && unauthorizedDelayMs >= 0
+      ? []
+      : [
+          `--unauthorized-delay-ms must be a whole number of milliseconds, 0 or more, got "${values["unauthorized-delay-ms"]}"`,
+        ]),
+  ];
   if (problems.length > 0 || typeof vms === "string" || !values.dir) {
     process.stderr.write(`error: ${problems.join("; ")}\n`);
     return 2;
@@ -30,7 +48,12 @@ async function main(argv: string[]): Promise<number> {
   const state = new ProxmoxState([...new Set(["pve-a", "pve-b", ...vms.map((vm) => vm.node)])]);
   for (const vm of vms) state.addVM(vm);
   const secret = crypto.randomUUID();
-  const emulator = await startProxmoxEmulator({ tokens: [{ id: TOKEN_ID, secret }], state });
+  const emulator = await startProxmoxEmulator({
+    tokens: [{ id: TOKEN_ID, secret }],
+    state,
+    ...(errors && { errors }),
+    unauthorizedDelayMs,
+  });
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "proxmox-url"), `${emulator.url}\n`);
   await writeFile(join(dir, "proxmox-ca.pem"), emulator.ca);

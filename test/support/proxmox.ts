@@ -25,13 +25,19 @@ export interface ProxmoxClusters {
 /** One emulated cluster per region, each with its own Proxmox nodes; files go to `dir`. */
 export async function startProxmoxClusters(
   dir: string,
-  regions: readonly { readonly region: string; readonly nodes: readonly string[] }[],
+  regions: readonly {
+    readonly region: string;
+    readonly nodes: readonly string[];
+    /** How its errors read (sandbox/proxmox/server.ts); default with the body's `message`. */
+    readonly errors?: "message" | "reason-only";
+  }[],
 ): Promise<ProxmoxClusters> {
   const tls = await selfSignedTls(Date.now);
   await writeFile(join(dir, "ca.pem"), tls.cert);
   const byRegion = new Map<string, ProxmoxEmulator>();
-  for (const { region, nodes } of regions) {
-    byRegion.set(region, await startProxmoxEmulator({ tokens: [proxmoxToken], state: new ProxmoxState(nodes), tls }));
+  for (const { region, nodes, errors } of regions) {
+    const state = new ProxmoxState(nodes);
+    byRegion.set(region, await startProxmoxEmulator({ tokens: [proxmoxToken], state, tls, ...(errors && { errors }) }));
     await writeFile(join(dir, `${region}-id`), `${proxmoxToken.id}\n`, { mode: 0o600 });
     await writeFile(join(dir, `${region}-secret`), `${proxmoxToken.secret}\n`, { mode: 0o600 });
   }

@@ -53,8 +53,14 @@ export interface CloudApiClientOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** The provider's declared `CloudProvider.rateLimit`: every attempt takes a token first. Absent ⇒ unlimited. */
   readonly rateLimit?: RateLimit | undefined;
-  /** The cloud's error code and message from an error answer's body; default `{"error": {"code", "message"}}`. */
-  readonly errorOf?: (body: unknown) => { readonly code: string; readonly message: string } | undefined;
+  /**
+   * The cloud's error code and message from an error answer: its JSON body (`undefined` when empty) and status
+   * line, for clouds whose reason phrase says why; default the body's `{"error": {"code", "message"}}`.
+   */
+  readonly errorOf?: (
+    body: unknown,
+    answer: { readonly status: number; readonly statusText: string },
+  ) => { readonly code: string; readonly message: string } | undefined;
   /** Where the per-call metrics go (`ProviderFactoryInput.metrics`); absent ⇒ a registry of their own. */
   readonly metrics?: Registry | undefined;
   readonly userAgent?: string;
@@ -267,7 +273,7 @@ export class CloudApiClient {
   }
 
   #answerFailure(op: string, response: Response, text: string): Failure {
-    const cloud = this.#errorOf(text);
+    const cloud = this.#errorOf(text, response);
     const code = cloud?.code ?? (response.statusText || "Error");
     const detail = redact(cloud?.message ?? (text.slice(0, 200) || "(no body)"), this.#secrets);
     const retryAfter = retryAfterMs(response.headers.get("retry-after"), this.#now);
@@ -282,14 +288,14 @@ export class CloudApiClient {
     };
   }
 
-  #errorOf(text: string): { readonly code: string; readonly message: string } | undefined {
+  #errorOf(text: string, response: Response): { readonly code: string; readonly message: string } | undefined {
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = text.trim() === "" ? undefined : JSON.parse(text);
     } catch {
       return undefined; // Not the cloud's JSON (a proxy's page, a crash): the status and the text tell instead.
     }
-    return (this.#o.errorOf ?? defaultErrorOf)(body);
+    return (this.#o.errorOf ?? defaultErrorOf)(body, { status: response.status, statusText: response.statusText });
   }
 
   /** A 429 that outlasts the retries is a `RetryError` for the controller to reschedule by; the rest as they are. */

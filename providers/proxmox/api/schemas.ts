@@ -45,12 +45,19 @@ export const haGroupsAnswer = envelope({
   ),
 });
 
-/** PVE's error body: `{"data": null, "message": "…\n", "errors": {"<param>": "<why>"}}`. */
-export function pveErrorOf(body: unknown): { code: string; message: string } | undefined {
-  const b = body as { message?: unknown; errors?: unknown } | null;
-  if (typeof b?.message !== "string") return undefined;
-  const errors = b.errors && typeof b.errors === "object" ? ` ${JSON.stringify(b.errors)}` : "";
-  return { code: "pve", message: `${b.message.trim()}${errors}` };
+/**
+ * PVE's error: the body `{"data": null, "message": "…\n", "errors": {"<param>": "<why>"}}`, or the reason phrase
+ * alone when the body has no `message`: releases before libpve-http-server-perl 5.2.0 (January 2025) send
+ * `{"data": null}`, and every release sends a 401 with no body.
+ */
+export function pveErrorOf(
+  body: unknown,
+  answer?: { readonly statusText: string },
+): { code: string; message: string } | undefined {
+  const b = body as { message?: unknown; errors?: unknown } | null | undefined;
+  const errors = b?.errors && typeof b.errors === "object" ? ` ${JSON.stringify(b.errors)}` : "";
+  const message = typeof b?.message === "string" ? b.message.trim() : answer?.statusText.trim();
+  return message ? { code: "pve", message: `${message}${errors}` } : undefined;
 }
 
 /**
