@@ -166,6 +166,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
       provider = await input.registry.init(options.cloudProvider, options.cloudConfig || undefined, input.env, {
         metrics,
         logger,
+        maxAnswerBytes: options.cloudApiMaxAnswerBytes,
       });
     } catch (err) {
       problems.push(`Cloud provider could not be initialized: ${(err as Error).message}`);

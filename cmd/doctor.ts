@@ -153,7 +153,9 @@ async function checkProvider(
 ): Promise<{ provider?: CloudProvider; ok: boolean }> {
   let provider: CloudProvider;
   try {
-    provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined);
+    provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined, process.env, {
+      maxAnswerBytes: o.cloudApiMaxAnswerBytes,
+    });
   } catch (err) {
     print(`${BAD} cloud provider "${o.cloudProvider}": ${(err as Error).message}`);
     print("     fix: correct --cloud-config as the message says");

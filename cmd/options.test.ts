@@ -66,6 +66,7 @@ describe("buildOptions", () => {
     expect(o.serving.alwaysAllowPaths).toEqual(["/healthz", "/readyz", "/livez"]);
     expect(o.concurrentNodeSyncs).toBe(0); // automatic (upstream: 1); the node controller sizes it
     expect(o.concurrentServiceSyncs).toBe(1);
+    expect(o.cloudApiMaxAnswerBytes).toBe(16 * 1024 * 1024);
   });
 
   test("uses --concurrent-node-syncs for the refresh when --concurrent-node-status-updates is 0", () => {
@@ -155,6 +156,11 @@ describe("buildOptions", () => {
     ],
     ["a bad boolean", ["--leader-elect=yes"], '--leader-elect must be true or false, got "yes"'],
     ["a bad number", ["--kube-api-burst=lots"], '--kube-api-burst must be a whole number, got "lots"'],
+    [
+      "a cloud answer bound past 1 GiB",
+      ["--cloud-api-max-answer-mib=4096"],
+      "--cloud-api-max-answer-mib must be between 1 and 1024, inclusive, got 4096",
+    ],
     ["a zero QPS", ["--kube-api-qps=0"], '--kube-api-qps must be a number greater than 0, got "0"'],
     ["a QPS that is no number", ["--kube-api-qps=fast"], '--kube-api-qps must be a number like 20 or 0.5, got "fast"'],
     ["an empty QPS", ["--kube-api-qps="], '--kube-api-qps must be a number like 20 or 0.5, got ""'],

@@ -160,6 +160,7 @@ const OptionsSchema = v.pipe(
       v.check((s) => s !== "", "--cloud-provider is required: name the cloud provider to run (--help lists them)"),
     ),
     "cloud-config": str,
+    "cloud-api-max-answer-mib": int("cloud-api-max-answer-mib", 1, 1024),
     "allow-untagged-cloud": bool("allow-untagged-cloud"),
     "route-reconciliation-period": duration("route-reconciliation-period", { min: "positive" }),
     "node-monitor-period": duration("node-monitor-period", { min: "positive" }),
@@ -241,6 +242,8 @@ const OptionsSchema = v.pipe(
   v.transform((o) => ({
     cloudProvider: o["cloud-provider"],
     cloudConfig: o["cloud-config"],
+    /** What the providers' cloud-API clients read of one answer at most. */
+    cloudApiMaxAnswerBytes: o["cloud-api-max-answer-mib"] * 1024 * 1024,
     allowUntaggedCloud: o["allow-untagged-cloud"],
     routeReconciliationPeriodMs: o["route-reconciliation-period"],
     nodeMonitorPeriodMs: o["node-monitor-period"],

@@ -152,7 +152,10 @@ async function plan(
 
   let provider: CloudProvider;
   try {
-    provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined, process.env, { logger });
+    provider = await env.registry.init(o.cloudProvider, o.cloudConfig || undefined, process.env, {
+      logger,
+      maxAnswerBytes: o.cloudApiMaxAnswerBytes,
+    });
   } catch (err) {
     io.stderr(`error: ${env.binaryName} plan: cloud provider "${o.cloudProvider}": ${(err as Error).message}\n`);
     return 1;

@@ -372,6 +372,11 @@ export interface ProviderFactoryInput {
   readonly now?: (() => number) | undefined;
   /** Reads the files settings name (secrets, CA bundles); absent ⇒ the disk. */
   readonly readFile?: ((path: string) => Promise<string>) | undefined;
+  /**
+   * `--cloud-api-max-answer-mib` in bytes: the most the provider's cloud-API clients read of one answer (the kit's
+   * `maxAnswerBytes`); absent ⇒ the kit's default.
+   */
+  readonly maxAnswerBytes?: number | undefined;
 }
 
 /**

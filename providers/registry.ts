@@ -50,7 +50,11 @@ export class ProviderRegistry {
     name: string,
     configPath: string | undefined,
     env: Readonly<Record<string, string | undefined>> = process.env,
-    { metrics, logger }: { readonly metrics?: Registry; readonly logger?: ConsolaInstance } = {},
+    {
+      metrics,
+      logger,
+      maxAnswerBytes,
+    }: { readonly metrics?: Registry; readonly logger?: ConsolaInstance; readonly maxAnswerBytes?: number } = {},
   ): Promise<CloudProvider> {
     const factory = this.#factories.get(name);
     if (!factory) throw new UnknownProviderError(name, this.names());
@@ -71,6 +75,7 @@ export class ProviderRegistry {
         env,
         ...(metrics && { metrics }),
         ...(logger && { logger }),
+        ...(maxAnswerBytes !== undefined && { maxAnswerBytes }),
       });
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);

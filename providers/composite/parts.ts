@@ -97,6 +97,7 @@ async function buildPart(
       ...(input.logger && { logger: input.logger }),
       ...(input.now && { now: input.now }),
       ...(input.readFile && { readFile: input.readFile }),
+      ...(input.maxAnswerBytes !== undefined && { maxAnswerBytes: input.maxAnswerBytes }),
     });
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -145,4 +145,10 @@ describe("defineProvider", () => {
     expect(provider.rateLimit).toEqual({ qps: 7, burst: 2 });
     expect(seen[0]?.http.rateLimit).toEqual({ qps: 7, burst: 2 });
   });
+
+  test("the manager's bound on a cloud answer reaches the clients' tuning", async () => {
+    const seen: ProviderContext<{ url: string; token: string | undefined }>[] = [];
+    await acme(seen).build({ config: "url: http://a", configSource: "x", env: {}, maxAnswerBytes: 1024 });
+    expect(seen[0]?.http.maxAnswerBytes).toBe(1024);
+  });
 });

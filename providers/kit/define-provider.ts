@@ -132,6 +132,7 @@ export function defineProvider<S, P extends ProviderParts>(
     const http: CloudApiClientTuning = {
       metrics: input.metrics,
       rateLimit: seams.pace ?? rateLimit,
+      ...(input.maxAnswerBytes !== undefined && { maxAnswerBytes: input.maxAnswerBytes }),
       logger,
       now,
       sleep,

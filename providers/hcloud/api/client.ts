@@ -110,6 +110,7 @@ export function createHcloudTransport(o: HcloudTransportOptions): HcloudTranspor
     now,
     sleep,
     ...(o.random && { random: o.random }),
+    ...(o.maxAnswerBytes !== undefined && { maxAnswerBytes: o.maxAnswerBytes }),
     ...(fetcher && { fetch: fetcher }),
     ...(logger && { logger }),
   });

@@ -109,6 +109,7 @@ export class RobotHttpApi implements RobotApi {
       ...(o.fetch && { fetch: o.fetch }),
       ...(o.retry && { retry: o.retry }),
       ...(o.logger && { logger: o.logger }),
+      ...(o.maxAnswerBytes !== undefined && { maxAnswerBytes: o.maxAnswerBytes }),
     });
   }
 

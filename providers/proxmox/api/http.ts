@@ -57,6 +57,7 @@ export class ProxmoxHttpApi implements ProxmoxApi {
       fetch: tlsFetch,
       ...(o.retry && { retry: o.retry }),
       ...(o.logger && { logger: o.logger }),
+      ...(o.maxAnswerBytes !== undefined && { maxAnswerBytes: o.maxAnswerBytes }),
     });
   }
 
