@@ -210,7 +210,11 @@ describe("completion zsh, loaded in an interactive zsh", () => {
   completesIn(
     "zsh",
     [
-      ["a manager flag from its start", ["--clo"], ["--cloud-config", "--cloud-provider"]],
+      [
+        "a manager flag from its start",
+        ["--clo"],
+        ["--cloud-api-max-answer-mib", "--cloud-config", "--cloud-provider"],
+      ],
       ["a sub-command's name", ["sa"], ["sandbox"]],
       ["a sandbox flag, not the manager's", ["sandbox", "--no"], ["--nodes"]],
       ["the shells after completion", ["completion", ""], ["--help", "bash", "zsh", "fish"]],
@@ -224,7 +228,11 @@ describe("completion fish, sourced in fish", () => {
   completesIn(
     "fish",
     [
-      ["a manager flag from its start", ["--clo"], ["--cloud-config", "--cloud-provider"]],
+      [
+        "a manager flag from its start",
+        ["--clo"],
+        ["--cloud-api-max-answer-mib", "--cloud-config", "--cloud-provider"],
+      ],
       ["a sub-command's name", ["sa"], ["sandbox"]],
       ["a sandbox flag, not the manager's", ["sandbox", "--no"], ["--nodes"]],
       ["the shells after completion", ["completion", ""], ["bash", "fish", "zsh"]],
