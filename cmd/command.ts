@@ -156,6 +156,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
       `flags accepted for compatibility but without effect here: ${built.ignored.map((f) => `--${f}`).join(", ")}`,
     );
   }
+  for (const warning of built.warnings) logger.warn(warning);
   const metrics = createMetricsRegistry();
   // Every reason the manager cannot start is reported at once: a missing kubeconfig is not hidden behind a
   // provider that cannot start.

@@ -175,7 +175,26 @@ describe("buildOptions", () => {
       ["--contention-profiling=maybe"],
       '--contention-profiling must be true or false, got "maybe"',
     ],
-    ["an unknown feature gate", ["--feature-gates=Nope=true"], "--feature-gates must be Name=true|false pairs"],
+    [
+      "an unknown feature gate",
+      ["--feature-gates=Nope=true"],
+      "--feature-gates: unrecognized feature gate: Nope (--help lists the known ones)",
+    ],
+    [
+      "JSON logs with the beta logging options turned off",
+      ["--logging-format=json", "--feature-gates=LoggingBetaOptions=false"],
+      "--logging-format: Log format json is disabled, see LoggingBetaOptions feature",
+    ],
+    [
+      "split log streams without the alpha logging options",
+      ["--log-text-split-stream=true"],
+      "--log-text-split-stream: Feature LoggingAlphaOptions is disabled",
+    ],
+    [
+      "an info buffer without the alpha logging options",
+      ["--log-text-info-buffer-size=4Ki"],
+      "--log-text-info-buffer-size: Feature LoggingAlphaOptions is disabled",
+    ],
     [
       "a period the runtime's timers cannot hold",
       ["--route-reconciliation-period=600h"],
@@ -235,6 +254,8 @@ describe("buildOptions", () => {
     ["a dual-stack pair of cluster CIDRs", ["--cluster-cidr=10.0.0.0/16,fd00::/48"]],
     ["an empty cluster CIDR (the route controller declines)", ["--cluster-cidr="]],
     ["a cluster name of 253 characters", [`--cluster-name=${"c".repeat(253)}`]],
+    ["upstream's component-base gates", ["--feature-gates=AllBeta=true,ContextualLogging=true"]],
+    ["split log streams with the alpha logging options", ["--log-text-split-stream", "--feature-gates=AllAlpha=true"]],
   ])("accepts %s", (_name, argv) => {
     expect(errorsFor(...argv)).toEqual([]);
   });
@@ -246,6 +267,20 @@ describe("buildOptions", () => {
   test("lists compatibility-only flags that were given", () => {
     const r = optionsFor("--allocate-node-cidrs=true", "--contention-profiling=true");
     expect(r.ok && r.ignored).toEqual(["allocate-node-cidrs", "contention-profiling"]);
+  });
+
+  test("lists feature gates without effect that were given, and warns of a deprecated one", () => {
+    const r = optionsFor("--feature-gates=ContextualLogging=false,KMSv1=false,AllBeta=true");
+    expect(r.ok && r.ignored).toEqual(["feature-gates=ContextualLogging", "feature-gates=KMSv1"]);
+    expect(r.ok && r.warnings).toEqual([
+      "setting deprecated feature gate KMSv1=false; it will be removed in a future release",
+    ]);
+  });
+
+  test("hands the controllers every gate's value, defaults included", () => {
+    const r = optionsFor("--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true");
+    expect(r.ok && r.options.featureGates.get("CloudControllerManagerWatchBasedRoutesReconciliation")).toBe(true);
+    expect(r.ok && r.options.featureGates.get("ContextualLogging")).toBe(true);
   });
 });
 

@@ -13,6 +13,13 @@ import { canonicalizeControllerList, validateControllerList } from "../controlle
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
 import { MAX_TIMER_MS } from "../kube/clock.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
+import {
+  type FeatureGates,
+  GATES_BY_NAME,
+  LOGGING_ALPHA_OPTIONS,
+  LOGGING_BETA_OPTIONS,
+  parseFeatureGates,
+} from "./feature-gates.ts";
 import { FLAGS, FLAGS_BY_NAME } from "./flags.ts";
 import { parseVModule } from "./logger.ts";
 
@@ -109,22 +116,6 @@ export const splitList = (s: string): string[] =>
     .filter((x) => x !== "");
 const list = v.pipe(v.string(), v.transform(splitList));
 
-const FEATURE_GATES = new Set([
-  "CloudControllerManagerWebhook",
-  "CloudControllerManagerWatchBasedRoutesReconciliation",
-  "ControllerManagerReleaseLeaderElectionLockOnExit",
-]);
-const featureGates = v.pipe(
-  v.string(),
-  v.transform((s) => (s.trim() === "" ? [] : s.split(",").map((kv) => kv.trim().split("=") as [string, string?]))),
-  v.check(
-    (pairs) => pairs.every(([k, val]) => FEATURE_GATES.has(k) && val !== undefined && BOOLS.has(val)),
-    (i) =>
-      `--feature-gates must be Name=true|false pairs of known gates (${[...FEATURE_GATES].join(", ")}), ${got(String((i.input as string[][]).map((p) => p.join("=")).join(",")))}`,
-  ),
-  v.transform((pairs) => new Map(pairs.map(([k, val]) => [k, BOOLS.get(val as string) as boolean]))),
-);
-
 const str = v.string();
 
 /**
@@ -190,7 +181,7 @@ const OptionsSchema = v.pipe(
     "kube-api-burst": int("kube-api-burst", 1),
     "controller-start-interval": duration("controller-start-interval", { min: "non-negative" }),
     controllers: list,
-    "feature-gates": featureGates,
+    "feature-gates": v.string(),
     "leader-elect": bool("leader-elect"),
     "leader-elect-lease-duration": duration("leader-elect-lease-duration", { min: "positive" }),
     "leader-elect-renew-deadline": duration("leader-elect-renew-deadline", { min: "positive" }),
@@ -255,7 +246,6 @@ const OptionsSchema = v.pipe(
     kubeApiBurst: o["kube-api-burst"],
     controllerStartIntervalMs: o["controller-start-interval"],
     controllers: canonicalizeControllerList(o.controllers),
-    featureGates: o["feature-gates"],
     leaderElection: {
       enabled: o["leader-elect"],
       leaseDurationMs: o["leader-elect-lease-duration"],
@@ -295,14 +285,19 @@ const OptionsSchema = v.pipe(
 );
 
 export type Options = v.InferOutput<typeof OptionsSchema> & {
+  /** Every known gate's value: `--feature-gates` over upstream's defaults. */
+  readonly featureGates: FeatureGates;
   /** `--kube-api-qps` or `--kube-api-burst` was given: the client-side limit holds, not the server's flow control. */
   readonly kubeApiLimitsSet?: boolean;
 };
 
-export type OptionsResult = { ok: true; options: Options; ignored: string[] } | { ok: false; errors: string[] };
+export type OptionsResult =
+  | { ok: true; options: Options; ignored: string[]; warnings: string[] }
+  | { ok: false; errors: string[] };
 
 /**
- * Typed, validated options from raw flag strings. `ignored` lists flags given explicitly that have no effect.
+ * Typed, validated options from raw flag strings. `ignored` lists flags given explicitly that have no effect, and
+ * feature gates so set; `warnings`, what upstream warns of too (a GA or deprecated gate set).
  */
 export function buildOptions(values: ReadonlyMap<string, string>): OptionsResult {
   const raw: Record<string, string> = {};
@@ -311,10 +306,43 @@ export function buildOptions(values: ReadonlyMap<string, string>): OptionsResult
   const result = v.safeParse(OptionsSchema, raw, { abortEarly: false });
   if (!result.success) errors.push(...result.issues.map((i) => i.message));
   errors.push(...kindErrors(values), ...crossFieldErrors(raw));
-  if (errors.length > 0 || !result.success) return { ok: false, errors: [...new Set(errors)] };
-  const ignored = [...values.keys()].filter((name) => FLAGS_BY_NAME.get(name)?.effect === "none");
+  const gates = parseFeatureGates(raw["feature-gates"] ?? "");
+  errors.push(...(gates.ok ? loggingGateErrors(gates.gates, raw) : gates.errors));
+  if (errors.length > 0 || !result.success || !gates.ok) return { ok: false, errors: [...new Set(errors)] };
+  const ignored = [
+    ...[...values.keys()].filter((name) => FLAGS_BY_NAME.get(name)?.effect === "none"),
+    ...gatesWithoutEffect(raw["feature-gates"] ?? ""),
+  ];
   const kubeApiLimitsSet = values.has("kube-api-qps") || values.has("kube-api-burst");
-  return { ok: true, options: { ...result.output, kubeApiLimitsSet }, ignored };
+  return {
+    ok: true,
+    options: { ...result.output, featureGates: gates.gates, kubeApiLimitsSet },
+    ignored,
+    warnings: gates.warnings,
+  };
+}
+
+/** The gates named in `--feature-gates` that change nothing here, as `feature-gates=Name`. */
+function gatesWithoutEffect(value: string): string[] {
+  const names = splitList(value).map((entry) => entry.split("=")[0]?.trim() ?? "");
+  return [...new Set(names)].filter((n) => GATES_BY_NAME.get(n)?.effect === "none").map((n) => `feature-gates=${n}`);
+}
+
+/** What the logging gates guard, refused as upstream's logging options refuse it (with its messages). */
+function loggingGateErrors(gates: FeatureGates, raw: Record<string, string>): string[] {
+  const errors: string[] = [];
+  if (raw["logging-format"] === "json" && gates.get(LOGGING_BETA_OPTIONS) === false) {
+    errors.push(`--logging-format: Log format json is disabled, see ${LOGGING_BETA_OPTIONS} feature`);
+  }
+  if (gates.get(LOGGING_ALPHA_OPTIONS) === false) {
+    if (BOOLS.get(raw["log-text-split-stream"] ?? "") === true) {
+      errors.push(`--log-text-split-stream: Feature ${LOGGING_ALPHA_OPTIONS} is disabled`);
+    }
+    if (!/^0*$|^0[a-zA-Z]*$/.test(raw["log-text-info-buffer-size"] ?? "0")) {
+      errors.push(`--log-text-info-buffer-size: Feature ${LOGGING_ALPHA_OPTIONS} is disabled`);
+    }
+  }
+  return errors;
 }
 
 /** Kind checks for the compatibility-only flags, so a typo there is still reported. */
