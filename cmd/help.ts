@@ -3,6 +3,7 @@
  * sub-command, from its citty argument definitions (or, for one that takes the manager's flags, those).
  */
 import type { ArgsDef, CommandDef } from "citty";
+import { knownFeatureLines } from "./feature-gates.ts";
 import { FLAGS, type FlagDef, SECTIONS } from "./flags.ts";
 
 const TYPE_NAMES: Record<FlagDef["kind"], string> = {
@@ -57,7 +58,10 @@ export function renderFlagSections(
     out.push(`${section[0]?.toUpperCase()}${section.slice(1)} flags:`, "");
     const rows = flags.map((f) => [flagColumn(f), describe(f, presetProvider, providers)] as const);
     const width = Math.max(...rows.map(([left]) => left.length)) + 3;
-    for (const [left, right] of rows) out.push(`${left.padEnd(width)}${right}`);
+    for (const [left, right] of rows) {
+      const [first, ...more] = right.split("\n");
+      out.push(`${left.padEnd(width)}${first}`, ...more.map((line) => `${" ".repeat(width)}${line}`));
+    }
     out.push("");
   }
   return out;
@@ -177,6 +181,8 @@ function flagColumn(f: FlagDef): string {
 function describe(f: FlagDef, presetProvider: string | undefined, providers: readonly string[]): string {
   const def = f.name === "cloud-provider" && presetProvider ? presetProvider : f.default;
   const parts = [f.name === "cloud-provider" ? cloudProviderHelp(f.help, presetProvider, providers) : f.help];
+  // Upstream lists the alpha and beta gates under the flag, one a line.
+  if (f.name === "feature-gates") parts.push(`Options are:\n${knownFeatureLines().join("\n")}`);
   if (def !== "" && !(f.kind === "bool" && def === "false") && f.name !== "help")
     parts.push(`(default ${quote(f, def)})`);
   if (f.deprecated) parts.push(`(DEPRECATED: ${f.deprecated})`);

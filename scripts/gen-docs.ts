@@ -5,6 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Registry } from "prom-client";
+import { FEATURE_GATES, GATES_UPSTREAM_VERSION } from "../cmd/feature-gates.ts";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
 import { uninitializedNodesMetric } from "../controllers/node/uninitialized-metric.ts";
 import { controllerMetrics, workqueueMetrics } from "../controllers/runtime/metrics.ts";
@@ -52,7 +53,29 @@ export function flagsReference(): string {
     }
     out.push("");
   }
+  out.push(...featureGatesReference());
   return out.join("\n");
+}
+
+/** The gates `--feature-gates` accepts, from `cmd/feature-gates.ts`. */
+function featureGatesReference(): string[] {
+  return [
+    "## Feature gates",
+    "",
+    `\`--feature-gates\` accepts every gate upstream's cloud-controller-manager ${GATES_UPSTREAM_VERSION} registers, with its stage and`,
+    "default, so a manifest written for it starts this one; an unknown gate is an error, as upstream. `AllAlpha=true` and",
+    "`AllBeta=true` set every alpha or beta gate not named explicitly. A *locked* gate refuses any value but its default;",
+    "setting a GA or deprecated gate logs a warning, and the start-up warning names the gates given that have no effect.",
+    "",
+    "| gate | stage | default | here |",
+    "|---|---|---|---|",
+    ...FEATURE_GATES.map((g) => {
+      const def = `\`${g.default}\`${g.locked ? " (locked)" : ""}`;
+      const here = g.effect === "none" ? `*compatibility only*. ${g.here}` : g.here;
+      return `| \`${g.name}\` | ${g.stage} | ${def} | ${cell(here)} |`;
+    }),
+    "",
+  ];
 }
 
 /** The registry of everything the manager exports but process metrics, as `cmd/manager.ts` and the runtime fill it. */
