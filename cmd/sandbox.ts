@@ -5,8 +5,8 @@
  * how to watch, shows progress, and runs until interrupted (or until ready, with `--exit-when-ready`).
  *
  * `--cloud=hcloud` adds the Hetzner Cloud API emulator with one server per machine (same names, in network `k8s`)
- * and runs the `hcloud` provider against it instead; it prints the `HCLOUD_*` environment and the command to run
- * `hcloud-cloud-controller-manager` against it yourself.
+ * and runs the `hcloud` provider against it instead; it prints the `HCLOUD_*` environment and, with
+ * `--controllers=false`, the command that runs this executable's `hcloud` provider against it.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -130,7 +130,7 @@ export const sandboxCommand: Subcommand = (env) =>
           print("run the controllers yourself:");
           print(
             hcloud
-              ? `  ${hcloudCommandLine(hcloud, kubeconfig)}`
+              ? `  ${hcloudCommandLine(env.invocation, hcloud, kubeconfig)}`
               : `  ${env.invocation} --cloud-provider=sandbox --cloud-config=${cloudConfig} --kubeconfig=${kubeconfig} --cluster-cidr=${SANDBOX_CLUSTER_CIDR} --leader-elect=false --secure-port=0`,
           );
         }
@@ -185,9 +185,14 @@ const hcloudFlags = (kubeconfig: string) => [
   "--webhook-secure-port=0",
 ];
 
-function hcloudCommandLine(hcloud: HcloudSandboxProject, kubeconfig: string): string {
+/**
+ * The command line that runs the controllers against the emulator, as the user started the sandbox: the invocation
+ * they ran holds the `hcloud` provider (the sandbox runs it in-process), where `hcloud-cloud-controller-manager` may
+ * not be on PATH at all.
+ */
+function hcloudCommandLine(invocation: string, hcloud: HcloudSandboxProject, kubeconfig: string): string {
   const vars = Object.entries(hcloud.env).map(([k, v]) => `${k}=${v}`);
-  return [...vars, "hcloud-cloud-controller-manager", ...hcloudFlags(kubeconfig).slice(1)].join(" ");
+  return [...vars, invocation, ...hcloudFlags(kubeconfig)].join(" ");
 }
 
 function runControllers(

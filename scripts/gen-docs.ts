@@ -1,5 +1,5 @@
 /**
- * `bun scripts/gen-docs.ts`: writes the reference pages generated from the code itself — docs/flags.md from the
+ * `npx bun scripts/gen-docs.ts`: writes the reference pages generated from the code itself — docs/flags.md from the
  * command's flag table and docs/metrics.md from the metrics registry — so they cannot drift (a test compares).
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -26,7 +26,7 @@ export function flagsReference(): string {
   const out = [
     "# Flags",
     "",
-    "Generated from `cmd/flags.ts` by `bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
+    "Generated from `cmd/flags.ts` by `npx bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
     "",
     "Every upstream `cloud-controller-manager` flag is accepted. Those marked *compatibility only* are parsed and",
     "checked but have no effect here; the command names any that were given in one warning at start. Those marked",
@@ -117,7 +117,7 @@ export async function metricsReference(): Promise<string> {
     "# Metrics",
     "",
     "Generated from `controllers/runtime/metrics.ts`, `controllers/node/uninitialized-metric.ts`,",
-    "`controllers/service/pending-metric.ts`, `platform/events-metrics.ts`, `platform/leader-election-metrics.ts`, `kube/metrics.ts`, `kube/pacing.ts` and `providers/kit/metrics.ts` by `bun scripts/gen-docs.ts`; do not edit by hand.",
+    "`controllers/service/pending-metric.ts`, `platform/events-metrics.ts`, `platform/leader-election-metrics.ts`, `kube/metrics.ts`, `kube/pacing.ts` and `providers/kit/metrics.ts` by `npx bun scripts/gen-docs.ts`; do not edit by hand.",
     "",
     "Served at `/metrics` on `--secure-port` (Prometheus text format) to callers the API server authenticates and",
     "authorises (`get` on the non-resource path `/metrics`). Names, types, labels and buckets are upstream's",
@@ -184,7 +184,7 @@ export async function prometheusRule(): Promise<string> {
   const rules = await readFile(join(ROOT, "deploy", "monitoring", "rules.yaml"), "utf8");
   const body = rules.slice(rules.indexOf("\ngroups:") + 1).trimEnd();
   return [
-    "# Generated from rules.yaml by `bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
+    "# Generated from rules.yaml by `npx bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
     "apiVersion: monitoring.coreos.com/v1",
     "kind: PrometheusRule",
     "metadata:",

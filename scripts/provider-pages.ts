@@ -1,5 +1,5 @@
 /**
- * The generated sections of each provider's documentation page, written by `bun scripts/gen-docs.ts` (entries of its
+ * The generated sections of each provider's documentation page, written by `npx bun scripts/gen-docs.ts` (entries of its
  * `GENERATED` map); a test fails when one is stale. `settings`: the settings reference its declaration carries
  * (`settings.reference`); `annotations`: the Service annotations it declares. A provider adds its page here.
  */

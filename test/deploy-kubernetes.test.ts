@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { parseArgv } from "../cmd/argv.ts";
 import { buildOptions } from "../cmd/options.ts";
-import { kustomize, noKubectl } from "./support/kustomize.ts";
+import { documentedOverlays, kustomize, localOverlay, noKubectl } from "./support/kustomize.ts";
 
 const DIR = resolve(import.meta.dir, "..", "deploy", "kubernetes");
 
@@ -186,5 +186,42 @@ test.skipIf(noKubectl !== undefined)(
         await rm(overlay, { recursive: true, force: true });
       }
     }
+  },
+);
+
+const ROOT = resolve(import.meta.dir, "..");
+const documented = (
+  await Promise.all(
+    ["README.md", ...new Bun.Glob("docs/**/*.md").scanSync(ROOT)]
+      .sort()
+      .map(async (doc) => documentedOverlays(doc, await readFile(join(ROOT, doc), "utf8"))),
+  )
+).flat();
+
+test("the documentation holds the overlays this file renders", () => {
+  expect(documented.map((o) => o.where.replace(/:\d+$/, ""))).toEqual(
+    expect.arrayContaining(["docs/install.md", "docs/providers/hcloud.md"]),
+  );
+});
+
+describe.skipIf(noKubectl !== undefined).each(documented.map((o) => [o.where, o] as const))(
+  `the overlay at %s${noKubectl ? ` [skipped: ${noKubectl}]` : ""}`,
+  (_where, overlay) => {
+    test("renders, and deploys the image it names rather than the base's placeholder", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "ccm-doc-overlay-"));
+      try {
+        await writeFile(join(dir, "kustomization.yaml"), localOverlay(overlay.text, dir, DIR));
+        const { code, stderr, docs } = kustomize(dir);
+        expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+        const images: Doc[] = (Bun.YAML.parse(overlay.text) as Doc).images ?? [];
+        expect(images).toHaveLength(1);
+        const wanted = `${images[0].newName}:${images[0].newTag}`;
+        expect(wanted).not.toStartWith("registry.example.com/");
+        const workload = docs.find((d) => d.kind === "Deployment" || d.kind === "DaemonSet");
+        expect(workload.spec.template.spec.containers[0].image).toBe(wanted);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
   },
 );

@@ -1,6 +1,6 @@
 /**
  * A provider's settings reference, declared beside its settings (`ProviderSettings.reference`) and generated into
- * its documentation page by `bun scripts/gen-docs.ts`, so the page cannot drift from what the provider reads: one
+ * its documentation page by `npx bun scripts/gen-docs.ts`, so the page cannot drift from what the provider reads: one
  * row per setting or group of settings read together, with the default as an operator would type it and the
  * meaning, bounds included.
  */

@@ -35,7 +35,7 @@ export interface ProviderSettings<S> {
   /** Reads and validates every source; throws one `ConfigError` listing every problem. */
   read(input: SettingsInput): Promise<SettingsRead<S>> | SettingsRead<S>;
   /**
-   * Every setting read, documented: `bun scripts/gen-docs.ts` writes it into the provider's page (its `settings`
+   * Every setting read, documented: `npx bun scripts/gen-docs.ts` writes it into the provider's page (its `settings`
    * section), and the provider's test keeps it equal to what `read` reads.
    */
   readonly reference?: readonly SettingDoc[];

@@ -8,7 +8,7 @@
  * network `k8s` (10.0.0.0/16, subnet 10.0.1.0/24 in eu-central) and N running servers `node-1…` attached to it.
  */
 import { randomBytes } from "node:crypto";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "../../platform/script-args.ts";
 import { startHcloudEmulator } from "./server.ts";
 import { createNetwork } from "./state/networks.ts";
 import { createServer } from "./state/servers.ts";
@@ -20,18 +20,26 @@ function whole(flag: string, text: string | undefined, fallback: number, max: nu
   return Number(text);
 }
 
+const USAGE = `usage: npx bun sandbox/hcloud/main.ts [--port 0] [--token <token>] [--servers 3] [--action-duration-ms 1000]
+       [--rate-limit 3600] [--legacy-datacenter]
+The Hetzner Cloud API emulator on 127.0.0.1 (docs/emulators.md): it prints HCLOUD_ENDPOINT and HCLOUD_TOKEN and
+serves until SIGINT or SIGTERM; --servers N adds network k8s and N running servers node-1… attached to it.`;
+
 function main(): void {
-  const { values } = parseArgs({
-    options: {
-      port: { type: "string" },
-      token: { type: "string" },
-      servers: { type: "string" },
-      "action-duration-ms": { type: "string" },
-      "rate-limit": { type: "string" },
-      "legacy-datacenter": { type: "boolean" },
-    },
-    strict: true,
+  const parsed = parseScriptArgs("hcloud emulator", USAGE, process.argv.slice(2), {
+    port: { type: "string" },
+    token: { type: "string" },
+    servers: { type: "string" },
+    "action-duration-ms": { type: "string" },
+    "rate-limit": { type: "string" },
+    "legacy-datacenter": { type: "boolean" },
   });
+  if (!parsed.ok) {
+    process.stdout.write(parsed.stdout);
+    process.stderr.write(parsed.stderr);
+    process.exit(parsed.code);
+  }
+  const { values } = parsed;
   const token = values.token ?? randomBytes(24).toString("hex");
   if (token.trim() === "") throw new Error("--token: must not be blank");
   const limit = whole("rate-limit", values["rate-limit"], 3600, 1_000_000);

@@ -22,7 +22,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import { dirname, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "../../platform/script-args.ts";
 import { benchExecutable } from "./ccm.ts";
 import type { BenchContext, Benchmark } from "./context.ts";
 import { footprintBenchmark } from "./footprint.ts";
@@ -42,25 +42,33 @@ const BENCHMARKS: readonly Benchmark[] = [
   hcloudApiCallsBenchmark,
 ];
 
+const USAGE = `usage: npm run bench -- [--only=startup,nodes,services,footprint,hcloud] [--size=tenth|full|both]
+       [--runs=10] [--window=60] [--out=build/bench/results.json] [--reuse-build] [--markdown=<results.json>]
+       [--against-upstream [--sizes=1000,5000] [--services=100] [--ours=…] [--keep-snapshots=…] [--only-ours]]
+Builds the host all-in-one and times it (docs/performance.md); writes the results as JSON and prints a table.`;
+
 function options(argv: string[]) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      only: { type: "string" },
-      size: { type: "string", default: "both" },
-      runs: { type: "string", default: "10" },
-      window: { type: "string", default: "60" },
-      out: { type: "string", default: "build/bench/results.json" },
-      "reuse-build": { type: "boolean", default: false },
-      markdown: { type: "string" },
-      "against-upstream": { type: "boolean", default: false },
-      sizes: { type: "string", default: "1000,5000" },
-      services: { type: "string", default: "100" },
-      ours: { type: "string" },
-      "keep-snapshots": { type: "string" },
-      "only-ours": { type: "boolean", default: false },
-    },
+  const parsed = parseScriptArgs("bench", USAGE, argv, {
+    only: { type: "string" },
+    size: { type: "string", default: "both" },
+    runs: { type: "string", default: "10" },
+    window: { type: "string", default: "60" },
+    out: { type: "string", default: "build/bench/results.json" },
+    "reuse-build": { type: "boolean", default: false },
+    markdown: { type: "string" },
+    "against-upstream": { type: "boolean", default: false },
+    sizes: { type: "string", default: "1000,5000" },
+    services: { type: "string", default: "100" },
+    ours: { type: "string" },
+    "keep-snapshots": { type: "string" },
+    "only-ours": { type: "boolean", default: false },
   });
+  if (!parsed.ok) {
+    process.stdout.write(parsed.stdout);
+    process.stderr.write(parsed.stderr);
+    process.exit(parsed.code);
+  }
+  const { values } = parsed;
   const known = new Map(BENCHMARKS.map((b) => [b.id, b]));
   const only = values.only?.split(",").map((s) => s.trim()) ?? [...known.keys()];
   const unknown = only.filter((id) => !known.has(id));

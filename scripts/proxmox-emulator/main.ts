@@ -10,23 +10,30 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "../../platform/script-args.ts";
 import { startProxmoxEmulator } from "../../sandbox/proxmox/server.ts";
 import { ProxmoxState } from "../../sandbox/proxmox/state.ts";
 import { commandHelp, parseVMs, runCommand } from "./commands.ts";
 
 const TOKEN_ID = "kubernetes@pve!ccm";
+const USAGE = `usage: npx bun scripts/proxmox-emulator/main.ts --dir=<folder> [--vms=k8s-1@pve-a,k8s-2@pve-b]
+       [--errors=message|reason-only] [--unauthorized-delay-ms=0]
+One emulated Proxmox VE cluster on 127.0.0.1; it writes proxmox-url, proxmox-ca.pem, proxmox-token-id and
+proxmox-token-secret into <folder>, then takes commands on its standard input (help) until SIGINT or SIGTERM.`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      dir: { type: "string" },
-      vms: { type: "string", default: "k8s-1@pve-a,k8s-2@pve-b" },
-      errors: { type: "string", default: "message" },
-      "unauthorized-delay-ms": { type: "string", default: "0" },
-    },
+  const parsed = parseScriptArgs("proxmox emulator", USAGE, argv, {
+    dir: { type: "string" },
+    vms: { type: "string", default: "k8s-1@pve-a,k8s-2@pve-b" },
+    errors: { type: "string", default: "message" },
+    "unauthorized-delay-ms": { type: "string", default: "0" },
   });
+  if (!parsed.ok) {
+    process.stdout.write(parsed.stdout);
+    process.stderr.write(parsed.stderr);
+    return parsed.code;
+  }
+  const { values } = parsed;
   const vms = parseVMs(values.vms);
   const errors = values.errors === "message" || values.errors === "reason-only" ? values.errors : undefined;
   const unauthorizedDelayMs = Number(values["unauthorized-delay-ms"]);

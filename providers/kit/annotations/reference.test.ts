@@ -34,7 +34,7 @@ describe("the reference table", () => {
 describe("generated sections", () => {
   const page = [
     "# Title",
-    "<!-- BEGIN GENERATED annotations: bun scripts/gen-docs.ts writes this; do not edit -->",
+    "<!-- BEGIN GENERATED annotations: npx bun scripts/gen-docs.ts writes this; do not edit -->",
     "old",
     "<!-- END GENERATED annotations -->",
     "after",

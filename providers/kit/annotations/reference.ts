@@ -26,7 +26,8 @@ export function annotationTable(annotations: readonly Annotation<unknown, unknow
   return out.join("\n");
 }
 
-const begin = (name: string) => `<!-- BEGIN GENERATED ${name}: bun scripts/gen-docs.ts writes this; do not edit -->`;
+const begin = (name: string) =>
+  `<!-- BEGIN GENERATED ${name}: npx bun scripts/gen-docs.ts writes this; do not edit -->`;
 const end = (name: string) => `<!-- END GENERATED ${name} -->`;
 
 /**
