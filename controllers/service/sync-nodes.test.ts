@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Node, Service } from "../../kube/objects.ts";
+import { captureLogger } from "../../platform/testing/logger.ts";
 import type { CallContext } from "../../providers/cloud.ts";
 import { ImplementedElsewhereError } from "../../providers/errors.ts";
 import { nodeSyncService, syncNodes } from "./sync.ts";
@@ -60,6 +61,17 @@ describe("syncNodes", () => {
     await syncNodes(h.deps, 1);
     expect(cloud.callNames()).toEqual([]);
     expect(h.state.metrics.loadBalancerSync).toBe(0);
+  });
+
+  test("says it updated the load balancers once a change, at debug level when a pass found nothing to change", async () => {
+    const { h } = await synced([node("a")]);
+    const { logger, logs } = captureLogger();
+    const deps = { ...h.deps, logger };
+    setNodes(h, [node("a"), node("b")]);
+    await syncNodes(deps, 1);
+    await syncNodes(deps, 1); // a second node event right behind the first
+    const said = logs.filter((l) => l.message.startsWith("Successfully updated 1 out of 1 load balancers"));
+    expect(said.map((l) => l.type)).toEqual(["info", "debug"]);
   });
 
   test.each([

@@ -239,49 +239,62 @@ export async function syncNodes(deps: ServiceSyncDeps, workers: number): Promise
   const started = now();
   const services = deps.cache.services();
   const retry = new Set<string>();
+  let changed = 0;
   await parallelize(workers, services.length, async (i) => {
     const svc = services[i];
-    if (svc && (await nodeSyncService(deps, svc))) retry.add(serviceKey(svc));
+    if (!svc) return;
+    const outcome = await nodeSyncOutcome(deps, svc);
+    if (outcome === "retry") retry.add(serviceKey(svc));
+    if (outcome !== "unchanged") changed++;
   });
-  deps.logger.info(
-    `Successfully updated ${services.length - retry.size} out of ${services.length} load balancers to direct traffic to the updated set of nodes`,
-  );
+  // Upstream's line, said when a load balancer was written or failed; a pass that found every node set as it was
+  // (a second node event right behind the first) says it only at debug level, so one change is one line.
+  const line = `Successfully updated ${services.length - retry.size} out of ${services.length} load balancers to direct traffic to the updated set of nodes`;
+  if (changed > 0) deps.logger.info(line);
+  else deps.logger.debug(line);
   deps.metrics?.nodeSyncLatency?.((now() - started) / 1000);
   return retry;
 }
 
 /** One Service's node sync; true when it must be retried through the service queue. */
 export async function nodeSyncService(deps: ServiceSyncDeps, svc: Service | undefined): Promise<boolean> {
-  if (!svc) return false;
+  return (await nodeSyncOutcome(deps, svc)) === "retry";
+}
+
+/** What one Service's node sync did: wrote its hosts, found nothing to change, or must be retried. */
+type NodeSyncOutcome = "updated" | "unchanged" | "retry";
+
+async function nodeSyncOutcome(deps: ServiceSyncDeps, svc: Service | undefined): Promise<NodeSyncOutcome> {
+  if (!svc) return "unchanged";
   const key = serviceKey(svc);
   // Under the Service's lock, with its latest cached state: the Service's own sync may have changed or dropped it.
   return deps.cache.exclusive(key, () => nodeSyncServiceLocked(deps, deps.cache.get(key)));
 }
 
-async function nodeSyncServiceLocked(deps: ServiceSyncDeps, svc: Service | undefined): Promise<boolean> {
+async function nodeSyncServiceLocked(deps: ServiceSyncDeps, svc: Service | undefined): Promise<NodeSyncOutcome> {
   const classes = deps.loadBalancer.classes;
-  if (!svc || !wantsLoadBalancer(svc, classes)) return false;
+  if (!svc || !wantsLoadBalancer(svc, classes)) return "unchanged";
   let all: readonly Node[];
   try {
     all = await deps.listNodes();
   } catch (err) {
     deps.logger.error("failed to retrieve node list:", err);
     deps.metrics?.nodeSyncError?.();
-    return true;
+    return "retry";
   }
   const key = serviceKey(svc);
   const plan = planNodeSync(svc, all, deps.cache.lastSyncedNodes(key), classes);
-  if (plan.action === "skip") return false;
+  if (plan.action === "skip") return "unchanged";
   deps.cache.setLastSyncedNodes(key, plan.hosts);
-  if (plan.action === "none") return false;
+  if (plan.action === "none") return "unchanged";
   try {
     await updateLoadBalancerHosts(deps, svc, plan.hosts);
   } catch (err) {
     deps.logger.error(`failed to update load balancer hosts for service ${key}:`, err);
     deps.metrics?.nodeSyncError?.();
-    return true;
+    return "retry";
   }
-  return false;
+  return "updated";
 }
 
 /**
