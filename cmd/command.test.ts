@@ -155,6 +155,15 @@ describe("the command", () => {
       ],
     ],
     [
+      "a problem that is itself a list stays one item, its own problems indented under it",
+      ["--cloud-provider=two-problems", "--kubeconfig=/nonexistent/kubeconfig"],
+      [
+        "cannot start (2 problems):",
+        '  - --kubeconfig "/nonexistent/kubeconfig"',
+        '  - Cloud provider could not be initialized: could not init cloud provider "two-problems": the cloud-config has 2 problems:\n      - url: is required\n      - token: is required\n',
+      ],
+    ],
+    [
       "a missing --kubeconfig and a missing --cloud-config are both reported",
       ["--cloud-provider=acme", "--kubeconfig=/nonexistent/kubeconfig", "--cloud-config=/nonexistent/cloud.yaml"],
       [
@@ -166,6 +175,9 @@ describe("the command", () => {
   ])("%s, before anything starts", async (_name, argv, want) => {
     const registry = new ProviderRegistry();
     registry.register("acme", () => ({ providerName: "acme", hasClusterID: () => true }));
+    registry.register("two-problems", () => {
+      throw new Error("the cloud-config has 2 problems:\n  - url: is required\n  - token: is required");
+    });
     registry.register("needs-config", ({ config }) => {
       if (!config) throw new Error("url: is required");
       return { providerName: "needs-config", hasClusterID: () => true };

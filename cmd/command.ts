@@ -177,7 +177,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     stderr(
       problems.length === 1
         ? `error: ${problems[0]}\n`
-        : `error: ${input.binaryName} cannot start (${problems.length} problems):\n${problems.map((p) => `  - ${p}\n`).join("")}`,
+        : `error: ${input.binaryName} cannot start (${problems.length} problems):\n${problems.map(listItem).join("")}`,
     );
     return 1;
   }
@@ -252,4 +252,12 @@ export function presetChoice(
 function formatErrors(binaryName: string, invocation: string, errors: readonly string[]): string {
   const head = `error: ${binaryName}: invalid command line (${errors.length} problem${errors.length === 1 ? "" : "s"}):`;
   return [head, ...errors.map((e) => `  - ${e}`), `Run '${invocation} --help' for the flags.`].join("\n");
+}
+
+/**
+ * One problem of a list, its own lines indented under it: a problem that is itself a list (a provider's
+ * `ConfigError` with two problems) reads as one item holding two, not as three items.
+ */
+export function listItem(problem: string): string {
+  return `  - ${problem.replaceAll("\n", "\n    ")}\n`;
 }
