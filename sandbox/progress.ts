@@ -49,6 +49,8 @@ export function watchProgress(opts: ProgressOptions): Progress {
   const services = factory.forResource<Service>(Resources.services);
   let waiters: (() => void)[] = [];
   let announced = false;
+  /** When the cluster stopped being ready after it first was (a new Service, a new node), or 0. */
+  let changedAt = 0;
 
   const allReady = () => {
     const ns = nodes.list();
@@ -57,15 +59,16 @@ export function watchProgress(opts: ProgressOptions): Progress {
   };
   const check = () => {
     if (!nodes.hasSynced() || !services.hasSynced() || !allReady()) {
+      if (announced) changedAt = now();
       announced = false;
       return;
     }
     if (!announced) {
-      const secs = ((now() - started) / 1000).toFixed(1);
+      // The first line times the start; a later one, the change since (it is no slow start).
+      const secs = ((now() - (changedAt || started)) / 1000).toFixed(1);
       const lbs = services.list().filter(isLoadBalancer).length;
-      opts.print(
-        `ready: ${nodes.list().length} nodes initialised and routed, ${lbs} load balancer(s) with an address (${secs}s)`,
-      );
+      const what = `${nodes.list().length} nodes initialised and routed, ${lbs} load balancer(s) with an address`;
+      opts.print(changedAt ? `ready again: ${what} (${secs}s after the change)` : `ready: ${what} (${secs}s)`);
       announced = true;
     }
     for (const w of waiters) w();
@@ -124,6 +127,8 @@ export function watchProgress(opts: ProgressOptions): Progress {
   });
 
   factory.start(opts.signal);
+  // A cluster already ready when both caches fill gets no event after that: look once they have.
+  void Promise.all([nodes.whenSynced(), services.whenSynced()]).then(check);
   const done = factory.stopped();
   return {
     ready: () => {
