@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import type { Registry } from "prom-client";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
 import { uninitializedNodesMetric } from "../controllers/node/uninitialized-metric.ts";
+import { cidrSetMetrics } from "../controllers/node-ipam/metrics.ts";
 import { controllerMetrics, workqueueMetrics } from "../controllers/runtime/metrics.ts";
 import { pendingLoadBalancersMetric } from "../controllers/service/pending-metric.ts";
 import { kubeClientMetrics } from "../kube/metrics.ts";
@@ -66,6 +67,7 @@ export function documentedRegistry(): Registry {
   leaderElectionMetrics(registry);
   uninitializedNodesMetric(registry);
   pendingLoadBalancersMetric(registry);
+  cidrSetMetrics(registry);
   return registry;
 }
 
