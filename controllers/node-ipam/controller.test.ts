@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { Resources } from "../../kube/client-types.ts";
+import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import type { Node } from "../../kube/objects.ts";
 import { waitFor } from "../../kube/testdata/fake-clock.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
@@ -83,5 +83,22 @@ describe("node IPAM controller", () => {
     expect(await h.metric("node_ipam_controller_cidrset_cidrs_releases_total", { clusterCIDR: "10.244.0.0/24" })).toBe(
       1,
     );
+  });
+
+  test.each([
+    ["a refused write gives its subnet back", 500, "InternalError", 0.25],
+    ["a timed-out write may have landed: its subnet stays taken until a restart", 500, "ServerTimeout", 0.5],
+  ])("%s", async (_name, status, reason, usage) => {
+    const h = setup([], { clusterCIDR: "10.244.0.0/22" });
+    h.client.fail({ method: "patch", resource: "nodes" }, new KubeApiError("no", { status, reason }), { times: 3 });
+    await h.start(startNodeIpamController);
+    await h.client.create(Resources.nodes, node("a"));
+    await waitFor(allHave(h, "a"), { message: "pod CIDR on a after the failed writes" });
+    expect(podCIDRs(h, "a")).toEqual(["10.244.1.0/24"]);
+    expect(await h.metric("node_ipam_controller_cidrset_usage_cidrs", { clusterCIDR: "10.244.0.0/22" })).toBe(usage);
+    await h.flushEvents();
+    expect(h.writtenEvents("CIDRAssignmentFailed").map((e) => e.message)).toEqual([
+      "Node a status is now: CIDRAssignmentFailed",
+    ]);
   });
 });

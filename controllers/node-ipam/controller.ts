@@ -4,7 +4,7 @@
  * syncs it marks the subnets of every existing Node taken, then works Node names off a queue; deleting a Node frees
  * its subnets at once. A Node's pod CIDRs, once set, are never changed.
  */
-import { Resources } from "../../kube/client-types.ts";
+import { KubeApiError, Resources } from "../../kube/client-types.ts";
 import { type Informer, waitForCacheSync } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
 import { nodeReference } from "../../platform/events.ts";
@@ -120,7 +120,7 @@ function createAllocator(ctx: ControllerContext, sets: readonly CidrSet[], nodes
     }
     record(node, nodeStatusEvent(name, IpamEvents.assignmentFailed));
     // A timed-out write may still land: keep those subnets taken until a restart rebuilds the sets, as upstream does.
-    if ((lastError as { status?: number } | undefined)?.status !== 504) releaseReserved(sets, cidrs);
+    if (!mayHaveLanded(lastError)) releaseReserved(sets, cidrs);
     logger.error(`failed to set node ${name} pod CIDRs to ${cidrs.join(",")}: ${messageOf(lastError)}`);
     return SyncResult.rateLimited;
   };
@@ -166,5 +166,9 @@ function createAllocator(ctx: ControllerContext, sets: readonly CidrSet[], nodes
     },
   };
 }
+
+/** Upstream's `IsServerTimeout` (and a gateway's timeout): the write may have been applied after all. */
+const mayHaveLanded = (err: unknown): boolean =>
+  err instanceof KubeApiError && (err.reason === "ServerTimeout" || err.status === 504);
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
