@@ -126,7 +126,28 @@ describe("buildOptions", () => {
       ["--cloud-provider="],
       "--cloud-provider is required: name the cloud provider to run (--help lists them)",
     ],
-    ["an unknown controller", ["--controllers=*,-nodeipam"], '"nodeipam" is not in the list of known controllers'],
+    ["an unknown controller", ["--controllers=*,-bogus-ipam"], '"bogus-ipam" is not in the list of known controllers'],
+    [
+      "--allocate-node-cidrs without --cluster-cidr",
+      ["--allocate-node-cidrs=true"],
+      "Controller: Must specify --cluster-cidr if --allocate-node-cidrs is set",
+    ],
+    [
+      "a node mask wider than the cluster CIDR",
+      ["--allocate-node-cidrs=true", "--cluster-cidr=10.0.0.0/25"],
+      "Controller: Invalid --cluster-cidr, mask size of cluster CIDR must be less than or equal to --node-cidr-mask-size configured for CIDR family",
+    ],
+    [
+      "--node-cidr-mask-size with dual stack",
+      ["--allocate-node-cidrs=true", "--cluster-cidr=10.0.0.0/8,fd00::/48", "--node-cidr-mask-size=24"],
+      "usage of --node-cidr-mask-size is not allowed with dual-stack clusters",
+    ],
+    [
+      "an unknown CIDR allocator type",
+      ["--allocate-node-cidrs=true", "--cluster-cidr=10.0.0.0/8", "--cidr-allocator-type=IPAMFromCloud"],
+      "invalid CIDR allocator type: IPAMFromCloud",
+    ],
+    ["a node mask past IPv4's bits", ["--node-cidr-mask-size-ipv4=33"], "--node-cidr-mask-size-ipv4 must be"],
     ["a lock other than leases", ["--leader-elect-resource-lock=endpoints"], 'resourceLock value must be "leases"'],
     ["an unknown webhook", ["--webhooks=foo"], '"foo" is not in the list of known webhooks'],
     [
@@ -264,9 +285,14 @@ describe("buildOptions", () => {
     expect(errorsFor("--cluster-cidr=10.0.0.0/99", "--route-reconciliation-period=600h")).toHaveLength(2);
   });
 
+  test("node IPAM flags are not checked when the controller does not run", () => {
+    expect(errorsFor("--allocate-node-cidrs=true", "--controllers=*,-nodeipam")).toEqual([]);
+    expect(errorsFor("--node-cidr-mask-size=24", "--cluster-cidr=10.0.0.0/8,fd00::/48")).toEqual([]);
+  });
+
   test("lists compatibility-only flags that were given", () => {
-    const r = optionsFor("--allocate-node-cidrs=true", "--contention-profiling=true");
-    expect(r.ok && r.ignored).toEqual(["allocate-node-cidrs", "contention-profiling"]);
+    const r = optionsFor("--allocate-node-cidrs=true", "--cluster-cidr=10.0.0.0/8", "--contention-profiling=true");
+    expect(r.ok && r.ignored).toEqual(["contention-profiling"]);
   });
 
   test("lists feature gates without effect that were given, and warns of a deprecated one", () => {

@@ -9,7 +9,13 @@
  * is a flag error here, with upstream's message.
  */
 import * as v from "valibot";
-import { canonicalizeControllerList, validateControllerList } from "../controllers/names.ts";
+import { canonicalizeControllerList, isControllerEnabled, validateControllerList } from "../controllers/names.ts";
+import {
+  CidrAllocatorTypes,
+  NodeIpamConfigError,
+  type NodeIpamFlags,
+  nodeIpamConfig,
+} from "../controllers/node-ipam/config.ts";
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
 import { MAX_TIMER_MS } from "../kube/clock.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
@@ -143,6 +149,23 @@ const clusterCIDRProblem = (value: string): string | undefined => {
   }
 };
 
+/**
+ * Upstream's node IPAM start errors (bad mask sizes, no --cluster-cidr), checked before anything starts when the
+ * controller would run. An unparsable --cluster-cidr is reported by its own check.
+ */
+const nodeIpamProblem = (o: NodeIpamFlags & { allocateNodeCIDRs: boolean; controllers: string[] }) => {
+  if (!o.allocateNodeCIDRs || !isControllerEnabled("node-ipam-controller", o.controllers)) return undefined;
+  if (o.cidrAllocatorType === CidrAllocatorTypes.cloud) return undefined;
+  try {
+    nodeIpamConfig(o);
+    return undefined;
+  } catch (err) {
+    if (err instanceof NodeIpamConfigError) return err.message;
+    if (err instanceof ClusterCIDRError) return undefined;
+    throw err;
+  }
+};
+
 /** The flags that change behaviour here; the rest are accepted and checked only for their kind. */
 const OptionsSchema = v.pipe(
   v.object({
@@ -176,6 +199,12 @@ const OptionsSchema = v.pipe(
       }),
     ),
     "configure-cloud-routes": bool("configure-cloud-routes"),
+    "allocate-node-cidrs": bool("allocate-node-cidrs"),
+    "cidr-allocator-type": str,
+    "node-cidr-mask-size": int("node-cidr-mask-size", 0, 128),
+    "node-cidr-mask-size-ipv4": int("node-cidr-mask-size-ipv4", 0, 32),
+    "node-cidr-mask-size-ipv6": int("node-cidr-mask-size-ipv6", 0, 128),
+    "service-cluster-ip-range": str,
     "min-resync-period": duration("min-resync-period", { min: "positive" }),
     "kube-api-qps": float("kube-api-qps"),
     "kube-api-burst": int("kube-api-burst", 1),
@@ -241,6 +270,12 @@ const OptionsSchema = v.pipe(
     clusterName: o["cluster-name"],
     clusterCIDR: o["cluster-cidr"],
     configureCloudRoutes: o["configure-cloud-routes"],
+    allocateNodeCIDRs: o["allocate-node-cidrs"],
+    cidrAllocatorType: o["cidr-allocator-type"],
+    nodeCIDRMaskSize: o["node-cidr-mask-size"],
+    nodeCIDRMaskSizeIPv4: o["node-cidr-mask-size-ipv4"],
+    nodeCIDRMaskSizeIPv6: o["node-cidr-mask-size-ipv6"],
+    serviceClusterIPRange: o["service-cluster-ip-range"],
     minResyncPeriodMs: o["min-resync-period"],
     kubeApiQps: o["kube-api-qps"],
     kubeApiBurst: o["kube-api-burst"],
@@ -282,6 +317,11 @@ const OptionsSchema = v.pipe(
     loggingFormat: o["logging-format"],
     vmodule: o.vmodule,
   })),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = nodeIpamProblem(dataset.value);
+    if (problem) addIssue({ message: problem });
+  }),
 );
 
 export type Options = v.InferOutput<typeof OptionsSchema> & {

@@ -180,7 +180,13 @@ async function plan(
     controllers: enabledControllers(o.controllers),
     nodes,
     services,
-    options: { clusterName: o.clusterName, clusterCIDR: o.clusterCIDR, configureCloudRoutes: o.configureCloudRoutes },
+    options: {
+      clusterName: o.clusterName,
+      clusterCIDR: o.clusterCIDR,
+      configureCloudRoutes: o.configureCloudRoutes,
+      allocateNodeCIDRs: o.allocateNodeCIDRs,
+      cidrAllocatorType: o.cidrAllocatorType,
+    },
     ctx: { signal, fence: refuseWrites },
     now: Date.now,
   });

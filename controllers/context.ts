@@ -20,6 +20,14 @@ export interface ControllerOptions {
   /** `--cluster-cidr` as given (comma-separated). */
   readonly clusterCIDR: string;
   readonly configureCloudRoutes: boolean;
+  /** `--allocate-node-cidrs`: the node IPAM controller runs only when set. */
+  readonly allocateNodeCIDRs: boolean;
+  readonly cidrAllocatorType: string;
+  /** The `--node-cidr-mask-size*` flags; 0 = not given. */
+  readonly nodeCIDRMaskSize: number;
+  readonly nodeCIDRMaskSizeIPv4: number;
+  readonly nodeCIDRMaskSizeIPv6: number;
+  readonly serviceClusterIPRange: string;
   readonly routeReconciliationPeriodMs: number;
   readonly nodeMonitorPeriodMs: number;
   readonly nodeStatusUpdateFrequencyMs: number;

@@ -6,23 +6,29 @@ describe("--controllers", () => {
     [
       "the default '*' enables every controller",
       ["*"],
-      ["cloud-node-controller", "cloud-node-lifecycle-controller", "service-lb-controller", "node-route-controller"],
+      [
+        "cloud-node-controller",
+        "cloud-node-lifecycle-controller",
+        "service-lb-controller",
+        "node-route-controller",
+        "node-ipam-controller",
+      ],
     ],
     [
       "'*,-route' disables the route controller by alias",
       ["*", "-route"],
-      ["cloud-node-controller", "cloud-node-lifecycle-controller", "service-lb-controller"],
+      ["cloud-node-controller", "cloud-node-lifecycle-controller", "service-lb-controller", "node-ipam-controller"],
     ],
     ["a name without '*' enables only that one", ["service"], ["service-lb-controller"]],
     ["an empty list enables nothing", [], []],
     [
       "the first entry naming a controller wins",
       ["-service", "service", "*"],
-      ["cloud-node-controller", "cloud-node-lifecycle-controller", "node-route-controller"],
+      ["cloud-node-controller", "cloud-node-lifecycle-controller", "node-route-controller", "node-ipam-controller"],
     ],
     [
       "canonical names work like aliases",
-      ["*", "-node-route-controller", "-cloud-node-lifecycle-controller"],
+      ["*", "-node-route-controller", "-cloud-node-lifecycle-controller", "-nodeipam"],
       ["cloud-node-controller", "service-lb-controller"],
     ],
   ])("%s", (_name, list, want) => {
@@ -39,9 +45,9 @@ describe("--controllers", () => {
   });
 
   test("reports every unknown entry by its name without the dash, in upstream's words", () => {
-    expect(validateControllerList(["*", "-bogus", "nodeipam", "route"])).toEqual([
+    expect(validateControllerList(["*", "-bogus", "bogus-ipam", "route"])).toEqual([
       '"bogus" is not in the list of known controllers',
-      '"nodeipam" is not in the list of known controllers',
+      '"bogus-ipam" is not in the list of known controllers',
     ]);
   });
 });

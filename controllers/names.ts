@@ -8,6 +8,7 @@ export const CONTROLLERS = [
   { name: "cloud-node-lifecycle-controller", alias: "cloud-node-lifecycle", metricName: "cloud-node-lifecycle" },
   { name: "service-lb-controller", alias: "service", metricName: "service" },
   { name: "node-route-controller", alias: "route", metricName: "route" },
+  { name: "node-ipam-controller", alias: "nodeipam", metricName: "nodeipam" },
 ] as const;
 
 export type ControllerName = (typeof CONTROLLERS)[number]["name"];

@@ -2,6 +2,7 @@
 import type { StartController } from "./context.ts";
 import type { ControllerName } from "./names.ts";
 import { startCloudNodeController } from "./node/controller.ts";
+import { startNodeIpamController } from "./node-ipam/controller.ts";
 import { startCloudNodeLifecycleController } from "./nodelifecycle/controller.ts";
 import { startRouteController } from "./route/controller.ts";
 import { startServiceController } from "./service/controller.ts";
@@ -11,4 +12,5 @@ export const STARTERS: Readonly<Record<ControllerName, StartController>> = {
   "cloud-node-lifecycle-controller": startCloudNodeLifecycleController,
   "service-lb-controller": startServiceController,
   "node-route-controller": startRouteController,
+  "node-ipam-controller": startNodeIpamController,
 };

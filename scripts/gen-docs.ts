@@ -8,6 +8,7 @@ import type { Registry } from "prom-client";
 import { FEATURE_GATES, GATES_UPSTREAM_VERSION } from "../cmd/feature-gates.ts";
 import { FLAGS, SECTIONS } from "../cmd/flags.ts";
 import { uninitializedNodesMetric } from "../controllers/node/uninitialized-metric.ts";
+import { cidrSetMetrics } from "../controllers/node-ipam/metrics.ts";
 import { controllerMetrics, workqueueMetrics } from "../controllers/runtime/metrics.ts";
 import { pendingLoadBalancersMetric } from "../controllers/service/pending-metric.ts";
 import { kubeClientMetrics } from "../kube/metrics.ts";
@@ -89,6 +90,7 @@ export function documentedRegistry(): Registry {
   leaderElectionMetrics(registry);
   uninitializedNodesMetric(registry);
   pendingLoadBalancersMetric(registry);
+  cidrSetMetrics(registry);
   return registry;
 }
 

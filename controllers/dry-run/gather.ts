@@ -3,10 +3,13 @@
  * would start (the same rules as their runners), then each one's planner in the manager's order. Only reads reach the
  * provider (`planLoadBalancer`, never `ensureLoadBalancer`); nothing here writes to the Kubernetes API.
  */
+
 import type { Node, Service } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
 import type { ControllerName } from "../names.ts";
 import { cloudNodeUnsupported } from "../node/metadata.ts";
+import { CidrAllocatorTypes } from "../node-ipam/config.ts";
+import { NodeIpamDeclines } from "../node-ipam/controller.ts";
 import { lifecycleUnsupported } from "../nodelifecycle/cloud.ts";
 import { RouteDeclines } from "../route/controller.ts";
 import { NO_LOAD_BALANCERS } from "../service/controller.ts";
@@ -25,6 +28,9 @@ export interface PlanInput {
     readonly clusterName: string;
     readonly clusterCIDR: string;
     readonly configureCloudRoutes: boolean;
+    /** Absent: false, as the flag's default. */
+    readonly allocateNodeCIDRs?: boolean;
+    readonly cidrAllocatorType?: string;
   };
   readonly ctx: CallContext;
   /** For the condition times the route controller would write. */
@@ -48,6 +54,9 @@ export function declineReason(
       if (!options.configureCloudRoutes) return RouteDeclines.notConfigured;
       if (!provider.routes) return RouteDeclines.noRoutes;
       return options.clusterCIDR.trim() === "" ? RouteDeclines.noClusterCIDR : undefined;
+    case "node-ipam-controller":
+      if (!options.allocateNodeCIDRs) return NodeIpamDeclines.notAllocating;
+      return options.cidrAllocatorType === CidrAllocatorTypes.cloud ? NodeIpamDeclines.cloudAllocator : undefined;
   }
 }
 
