@@ -62,9 +62,4 @@ export class World {
   iso(ms = this.now()): string {
     return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
   }
-
-  /** The tag's canonical name when it exists, matched exactly (the API wants the canonical capitalization). */
-  hasTag(name: string): boolean {
-    return this.tags.has(name);
-  }
 }
