@@ -334,7 +334,9 @@ export interface Routes {
   listRoutes(ctx: CallContext, clusterName: string): Promise<Route[]>;
   /**
    * Create a route. `nameHint` is the node's UID; a node with two pod CIDRs (dual stack) gets two routes with the
-   * same hint, so the provider must derive distinct names (e.g. hint plus CIDR).
+   * same hint, so the provider must derive distinct names (e.g. hint plus CIDR). Throw a `RetryError` when the
+   * route cannot be made *yet* (the node has not reported what the cloud needs): the route controller then says so
+   * at info level, records no Warning event, leaves the node NetworkUnavailable and tries again on its next pass.
    */
   createRoute(ctx: CallContext, clusterName: string, nameHint: string, route: Route): Promise<void>;
   /** Delete a route as returned by `listRoutes`. */

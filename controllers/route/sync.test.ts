@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { createConsola } from "consola";
 import { Resources } from "../../kube/client-types.ts";
 import type { Node, NodeCondition, ObjectReference } from "../../kube/objects.ts";
+import { captureLogger } from "../../platform/testing/logger.ts";
 import type { CallContext, Route } from "../../providers/cloud.ts";
+import { RetryError, wrapError } from "../../providers/errors.ts";
 import { FakeCloud } from "../../providers/fake/fake-cloud.ts";
 import { asCached } from "../runtime/testing/cached.ts";
 import { parseClusterCIDRs } from "./cluster-cidr.ts";
@@ -131,6 +133,23 @@ describe("reconcileNodeRoutes with the fake cloud", () => {
       },
     ]);
     expect(statusOf(h)).toEqual({ n1: "True/NoRouteCreated", n2: "False/RouteCreated" });
+  });
+
+  test("a route the provider cannot make yet is said at info level, with no Warning, and the node waits", async () => {
+    const cloud = new FakeCloud();
+    const { logger: captured, logs } = captureLogger();
+    const h = harness(cloud, [node("n1", uid("u-1"), podCIDRs("10.244.1.0/24"))], { logger: captured });
+    cloud.override("createRoute", async () => {
+      throw wrapError("acme/routes.createRoute", new RetryError("the node has no private IP yet", 1000));
+    });
+    const result = await reconcileNodeRoutes(h.deps);
+    expect(result.failedCreates.map((c) => c.nodeName)).toEqual(["n1"]);
+    expect(h.events).toEqual([]);
+    expect(logs.filter((l) => l.type === "error")).toEqual([]);
+    expect(logs.map((l) => l.message)).toContain(
+      "Waiting to create route for node n1 10.244.1.0/24: the node has no private IP yet",
+    );
+    expect(statusOf(h)).toEqual({ n1: "True/NoRouteCreated" });
   });
 
   test("marks a node that has routes but no pod CIDRs unavailable, and deletes those routes", async () => {

@@ -8,7 +8,7 @@ import type { Node, NodeCondition, ObjectReference } from "../../kube/objects.ts
 import type { WriteFence } from "../../kube/write-fence.ts";
 import type { Cidr } from "../../net/cidr.ts";
 import type { CallContext, Route, Routes } from "../../providers/cloud.ts";
-import { wrapError } from "../../providers/errors.ts";
+import { findInCauseChain, RetryError, wrapError } from "../../providers/errors.ts";
 import {
   failedToCreateRouteEvent,
   networkUnavailableCondition,
@@ -137,6 +137,15 @@ export async function reconcileRoutes(
         logger.info(`Created route for node ${create.nodeName} ${create.route.destinationCIDR}`);
       } catch (err) {
         failedCreates.push(create);
+        // Not yet (the node has not reported what the cloud needs): said at info level, no Warning event; the
+        // node stays NetworkUnavailable and the next pass tries again.
+        const notYet = findInCauseChain(err, RetryError);
+        if (notYet) {
+          logger.info(
+            `Waiting to create route for node ${create.nodeName} ${create.route.destinationCIDR}: ${notYet.message}`,
+          );
+          return;
+        }
         const event = failedToCreateRouteEvent(create, deps.now() - started, err);
         const node = nodes.find((n) => n.metadata?.name === create.nodeName);
         deps.recordEvent(node ? nodeReference(node) : { apiVersion: "v1", kind: "Node", name: create.nodeName }, event);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Node } from "../../kube/objects.ts";
 import { createServer } from "../../sandbox/hcloud/testing.ts";
+import { findInCauseChain, RetryError } from "../errors.ts";
 import { rejection } from "../testing.ts";
 import type { CloudServer } from "./api/servers.ts";
 import { networkRef } from "./network.ts";
@@ -149,6 +150,8 @@ describe("routes against the emulator", () => {
     );
     expect(err.message).toStartWith(`hcloud/routes.createRoute ${destinationCIDR} via node "${targetNode}"`);
     expect(err.message).toContain(says);
+    // Only the node that does not know its private IP yet is "not yet" (a RetryError): the others are wrong.
+    expect(findInCauseChain(err, RetryError) !== undefined).toBe(says.includes("do not include its private IP"));
     expect((await routes.listRoutes(ctx, "k")).length).toBe(0);
   });
 

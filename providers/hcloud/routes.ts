@@ -14,7 +14,7 @@
 import type { ConsolaInstance } from "consola";
 import type { Node } from "../../kube/objects.ts";
 import type { CallContext, Route, Routes } from "../cloud.ts";
-import { wrapError } from "../errors.ts";
+import { RetryError, wrapError } from "../errors.ts";
 import { CloudApiError } from "../kit/http/errors.ts";
 import type { HcloudNetworksApi, NetworkRoute } from "./api/networks.ts";
 import type { CloudServer, HcloudServersApi } from "./api/servers.ts";
@@ -29,6 +29,9 @@ export interface RoutesDeps {
   readonly node?: ((name: string) => Node | undefined) | undefined;
   readonly logger?: ConsolaInstance | undefined;
 }
+
+/** How soon a route refused for a node that does not know its private IP yet may be tried again. */
+const NOT_YET_RETRY_MS = 1_000;
 
 /** `<gateway>-<destination>`: what identifies a Hetzner route. */
 export const routeName = (r: NetworkRoute): string => `${r.gateway}-${r.destination}`;
@@ -106,9 +109,11 @@ export function createRoutes(deps: RoutesDeps): Routes {
         const gateway = await gatewayOf(ctx, route.targetNode, id);
         const internal = (route.targetNodeAddresses ?? []).filter((a) => a.type === "InternalIP");
         if (route.targetNodeAddresses && !internal.some((a) => a.address === gateway)) {
-          // hccm's check: the Node must know its private IP, or pods would be routed where the kubelet is not.
-          throw new Error(
+          // hccm's check: the Node must know its private IP, or pods would be routed where the kubelet is not. Not
+          // yet rather than wrong: a node being initialised gets its addresses within moments.
+          throw new RetryError(
             `the node's InternalIPs (${internal.map((a) => a.address).join(", ") || "none"}) do not include its private IP ${gateway} yet`,
+            NOT_YET_RETRY_MS,
           );
         }
         const current = await network.read(ctx);
