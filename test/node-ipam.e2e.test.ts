@@ -49,7 +49,8 @@ describe("node IPAM controller, compiled, against the sandbox", () => {
   const given = new Map<string, string[]>();
 
   test("Nodes without pod CIDRs get distinct subnets of every cluster CIDR, none the existing Node holds", async () => {
-    const existing = (await podCIDRsOf("node-1")) ?? [];
+    // The sandbox's kubelet registers its node in the background: wait for it.
+    const existing = await waitForCIDRs("node-1");
     expect(existing[0]).toBe("10.128.0.0/24");
     await start();
     for (const name of ["ipam-a", "ipam-b"]) await sandbox.client.create(Resources.nodes, bare(name));
