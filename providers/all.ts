@@ -3,6 +3,7 @@
  * (`bun cmd/main.ts`) use this list; a test keeps it equal to the folders under providers/.
  */
 import "./composite/index.ts";
+import "./digitalocean/index.ts";
 import "./fake/index.ts";
 import "./hcloud/index.ts";
 import "./metal/index.ts";
