@@ -11,7 +11,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { $ } from "bun";
 import { type KubeClient, Resources } from "../../kube/client-types.ts";
-import type { Lease, Service } from "../../kube/objects.ts";
+import type { Lease, Node, Service } from "../../kube/objects.ts";
 import { type CloudApi, cloudApi } from "../../test/support/cluster.ts";
 import { executablesDir } from "../../test/support/executables.ts";
 import { startInProcessCluster } from "../../test/support/in-process.ts";
@@ -74,6 +74,8 @@ async function run(): Promise<void> {
       "--bind-address=127.0.0.1",
       "--leader-elect=true",
       "--controllers=*",
+      // The node IPAM controller too, so its documented metrics have data.
+      "--allocate-node-cidrs=true",
     ]);
     prometheus = await startPrometheus({ port, token: "reader-token" });
     const scenario = new Scenario(prometheus, cluster.client, cloud, manager);
@@ -121,6 +123,20 @@ class Scenario {
       const alerts = await prometheus.query("count_over_time(ALERTS[15s])");
       const names = alerts.map((a) => `${a.metric.alertname} (${a.metric.alertstate})`);
       if (names.length > 0) throw new Error(`alerts while healthy: ${names.join(", ")}`);
+    });
+
+    await tally.check("node IPAM: a Node without pod CIDRs gets one, and gives it back when deleted", async () => {
+      await this.client.create<Node>(Resources.nodes, { metadata: { name: "ipam-1" }, spec: {} });
+      await this.until("ipam-1 given a pod CIDR", async () => {
+        const node = await this.client.get<Node>(Resources.nodes, "ipam-1");
+        return (node.spec?.podCIDRs ?? []).length > 0;
+      });
+      await this.client.delete(Resources.nodes, "ipam-1");
+      await this.until(
+        "its subnet released",
+        async () =>
+          ((await this.value(`sum(node_ipam_controller_cidrset_cidrs_releases_total{job="${JOB}"})`)) ?? 0) > 0,
+      );
     });
 
     await this.fires(
