@@ -51,11 +51,11 @@ const run = (...args: string[]): Run => {
   return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 };
 
-/** `helm template` in kube-system with `values` (a YAML document) as a values file. */
-async function template(values = ""): Promise<Run> {
+/** `helm template` of `chart` in kube-system with `values` (a YAML document) as a values file. */
+async function template(values = "", chart = CHART): Promise<Run> {
   const file = join(dir, `values-${crypto.randomUUID()}.yaml`);
   await writeFile(file, values);
-  return run("template", "ccm", CHART, "--namespace", "kube-system", "--values", file);
+  return run("template", "ccm", chart, "--namespace", "kube-system", "--values", file);
 }
 
 const parse = (yaml: string): Doc[] =>
@@ -77,8 +77,8 @@ function byKey(docs: Doc[]): Record<string, Doc> {
   return out;
 }
 
-async function rendered(values = ""): Promise<Record<string, Doc>> {
-  const r = await template(values);
+async function rendered(values = "", chart = CHART): Promise<Record<string, Doc>> {
+  const r = await template(values, chart);
   expect({ code: r.code, stderr: r.stderr.replace(/^level=INFO msg="found symbolic link.*\n/gm, "") }).toEqual({
     code: 0,
     stderr: "",
@@ -121,6 +121,14 @@ describe.skipIf(skip !== undefined)(`the chart${skipped}`, () => {
     const kust = kustomized(...dirs);
     expect(Object.keys(helm).sort()).toEqual(Object.keys(kust).sort());
     for (const key of Object.keys(kust)) expect({ key, object: helm[key] }).toEqual({ key, object: kust[key] });
+  });
+
+  test("packaged as the build packages it, carries the linked files and renders the same objects", async () => {
+    const packed = run("package", CHART, "--destination", join(dir, "packaged"), "--version", "1.2.3");
+    expect(packed.code).toBe(0);
+    const archive = join(dir, "packaged", "cloud-controller-manager-1.2.3.tgz");
+    const objects = await rendered("monitoring: { enabled: true }", archive);
+    expect(objects).toEqual(kustomized("deploy/kubernetes/deployment", "deploy/monitoring"));
   });
 
   test("adds Helm's labels to each object's metadata, never to selectors or pods", async () => {
