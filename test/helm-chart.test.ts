@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseArgv } from "../cmd/argv.ts";
 import { helmBinary, noHelm } from "../scripts/lib/helm.ts";
 import { kustomize, noKubectl } from "./support/kustomize.ts";
 
@@ -169,12 +170,58 @@ podDisruptionBudget: { enabled: false }
     expect(objects["PodDisruptionBudget/kube-system/cloud-controller-manager"]).toBeUndefined();
   });
 
+  test("takes hccm's values for args, env and additionalTolerations, with flags the command accepts", async () => {
+    // The args, env and additionalTolerations of hccm's chart's values.yaml, as written there.
+    const objects = await rendered(`
+args:
+  cloud-provider: hcloud
+  allow-untagged-cloud: ""
+  route-reconciliation-period: 30s
+  webhook-secure-port: "0"
+  feature-gates: "CloudControllerManagerWatchBasedRoutesReconciliation=true"
+env:
+  HCLOUD_TOKEN:
+    valueFrom:
+      secretKeyRef:
+        name: hcloud
+        key: token
+  ROBOT_USER:
+    valueFrom:
+      secretKeyRef:
+        name: hcloud
+        key: robot-user
+        optional: true
+additionalTolerations:
+  - key: example.com/dedicated
+    operator: Exists
+`);
+    const pod = objects["Deployment/kube-system/cloud-controller-manager"].spec.template.spec;
+    const container = pod.containers[0];
+    const defaults = (await rendered())["Deployment/kube-system/cloud-controller-manager"].spec.template.spec;
+    expect(container.args).toEqual([
+      "--cloud-provider=hcloud",
+      ...defaults.containers[0].args.slice(1),
+      "--allow-untagged-cloud",
+      "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true",
+      "--route-reconciliation-period=30s",
+      "--webhook-secure-port=0",
+    ]);
+    expect(parseArgv(container.args).errors).toEqual([]);
+    expect(container.env).toEqual([
+      { name: "HCLOUD_TOKEN", valueFrom: { secretKeyRef: { name: "hcloud", key: "token" } } },
+      { name: "ROBOT_USER", valueFrom: { secretKeyRef: { name: "hcloud", key: "robot-user", optional: true } } },
+    ]);
+    expect(pod.tolerations).toEqual([...defaults.tolerations, { key: "example.com/dedicated", operator: "Exists" }]);
+  });
+
   test.each([
     ["a string for an integer", 'replicaCount: "two"', "at '/replicaCount': got string, want integer"],
     ["an unknown key", "replicas: 2", "additional properties 'replicas' not allowed"],
     ["a mistyped nested key", "image: { tga: v1 }", "at '/image': additional properties 'tga' not allowed"],
     ["a kind the chart has no template for", "kind: StatefulSet", "at '/kind'"],
     ["a flag without its dashes", "args: [v=4]", "at '/args/0'"],
+    ["a flag name that is none in the map form", "args: { Cloud_Provider: x }", "'Cloud_Provider' does not match"],
+    ["an env entry with a mistyped key", "env: { A: { valu: x } }", "additional properties 'valu' not allowed"],
   ])("refuses %s at helm template, naming it", async (_name, values, message) => {
     const r = await template(values);
     expect(r.code).not.toBe(0);

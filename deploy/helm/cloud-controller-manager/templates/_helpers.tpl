@@ -48,3 +48,9 @@ Helm's labels added. Called with (list $ "files/<name>.yaml").
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/* One flag from (list name value): --name=value, or --name alone when the value is "" (as in hccm's chart). */}}
+{{- define "ccm.flag" -}}
+{{- $name := index . 0 }}{{ $value := index . 1 -}}
+{{- if eq (toString $value) "" }}{{ printf "--%s" $name | quote }}{{ else }}{{ printf "--%s=%v" $name $value | quote }}{{ end }}
+{{- end }}
