@@ -3,6 +3,7 @@
  *
  *   dist/<provider>-cloud-controller-manager-<os>-<arch>   (its provider, plus metal and the composite to compose with)
  *   dist/cloud-controller-manager-<os>-<arch>          (all providers, `--cloud-provider`, the `sandbox` command)
+ *   dist/cloud-controller-manager-<version>.tgz         (the Helm chart of deploy/helm/, `helm package`d; linux-x64 hosts)
  *   dist/SHA256SUMS
  *   dist/sbom.cdx.json                                 (CycloneDX: the npm packages and runtime compiled in; scripts/sbom.ts)
  *
@@ -25,6 +26,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { $, type BunPlugin } from "bun";
+import { helmBinary, noHelm } from "./lib/helm.ts";
 import { sbomFor } from "./sbom.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -169,6 +171,28 @@ async function compile(entry: string, outfile: string, target: Target): Promise<
   for (const out of result.outputs) if (out.path.endsWith(".map")) await rm(out.path, { force: true });
 }
 
+/**
+ * `helm package` of deploy/helm/cloud-controller-manager into `outdir`, versioned as the executables (`v1.2.3` is
+ * chart version 1.2.3 and appVersion v1.2.3), with the pinned Helm (scripts/lib/helm.ts). Returns the archive's
+ * path, or undefined with the reason logged where that Helm cannot run.
+ */
+export async function packageChart(outdir: string, version: string): Promise<string | undefined> {
+  const why = noHelm();
+  if (why) {
+    console.log(`chart not packaged: ${why}`);
+    return undefined;
+  }
+  const helm = await helmBinary(join(ROOT, "build", "helm"));
+  const chart = join(ROOT, "deploy", "helm", "cloud-controller-manager");
+  const out =
+    await $`${helm} package ${chart} --destination ${outdir} --version ${version.replace(/^v/, "")} --app-version ${version}`
+      .quiet()
+      .nothrow();
+  const saved = /Successfully packaged chart and saved it to: (\S+)/.exec(out.stdout.toString())?.[1];
+  if (out.exitCode !== 0 || !saved) throw new Error(`helm package failed:\n${out.stderr.toString().trim()}`);
+  return saved;
+}
+
 async function sha256(path: string): Promise<string> {
   return createHash("sha256")
     .update(new Uint8Array(await Bun.file(path).arrayBuffer()))
@@ -232,6 +256,11 @@ export async function build(argv: string[]): Promise<string[]> {
       console.log(`built ${relative(ROOT, outfile)} (${((performance.now() - started) / 1000).toFixed(1)}s)`);
       built.push(outfile);
     }
+  }
+  const chart = await packageChart(outdir, info.version);
+  if (chart) {
+    console.log(`packaged ${relative(ROOT, chart)}`);
+    built.push(chart);
   }
   await writeFile(
     join(outdir, "sbom.cdx.json"),

