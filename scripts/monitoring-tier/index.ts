@@ -127,6 +127,22 @@ class Scenario {
 
     await tally.check("node IPAM: a Node without pod CIDRs gets one, and gives it back when deleted", async () => {
       await this.client.create<Node>(Resources.nodes, { metadata: { name: "ipam-1" }, spec: {} });
+      // Ready, so the lifecycle controller, finding no machine for it, does not delete it first.
+      const ready = {
+        type: "Ready",
+        status: "True",
+        reason: "KubeletReady",
+        lastHeartbeatTime: new Date().toISOString(),
+      };
+      await this.client.patch(
+        Resources.nodes,
+        "ipam-1",
+        "strategic",
+        { status: { conditions: [ready] } },
+        {
+          subresource: "status",
+        },
+      );
       await this.until("ipam-1 given a pod CIDR", async () => {
         const node = await this.client.get<Node>(Resources.nodes, "ipam-1");
         return (node.spec?.podCIDRs ?? []).length > 0;
