@@ -14,11 +14,8 @@
  * value counts as unset. DO CCM's firewall, debug and metrics variables are accepted and said to have no effect.
  */
 import * as v from "valibot";
-import { ConfigError } from "../../config/errors.ts";
-import { issuesOf } from "../../config/validate.ts";
 import type { RateLimit } from "../cloud.ts";
-import { parseCloudConfig } from "../config.ts";
-import { describedIssue, gatherSettings, type NamedSettings } from "../kit/named-settings.ts";
+import { type NamedSettings, readNamedSettings } from "../kit/named-settings.ts";
 import { defaultApiUrl, digitalOceanRateLimit } from "./api/client.ts";
 
 const source = "the digitalocean configuration (environment and cloud-config)";
@@ -120,41 +117,15 @@ export interface ReadConfigInput {
 export async function readDigitalOceanConfig(
   input: ReadConfigInput,
 ): Promise<{ config: DigitalOceanConfig; warnings: string[] }> {
-  const file =
-    input.config === undefined
-      ? undefined
-      : parseCloudConfig(
-          v.pipe(
-            v.unknown(),
-            v.check(
-              (x) => typeof x === "object" && x !== null && !Array.isArray(x),
-              "must be a mapping of DO CCM's variable names to values",
-            ),
-            v.transform((x) => x as Record<string, unknown>),
-          ),
-          input.config,
-          input.configSource ?? "the digitalocean cloud-config",
-        );
-  const { settings, issues } = await gatherSettings({
-    ...digitalOceanNamedSettings,
-    env: input.env,
-    file,
-    readFile: input.readFile,
+  const { value, settings } = await readNamedSettings(digitalOceanNamedSettings, input, {
+    schema: digitalOceanConfigSchema,
+    source,
+    fileShape: "a mapping of DO CCM's variable names to values",
   });
-  const flat = Object.fromEntries([...settings].map(([key, s]) => [key, s.value]));
-  const result = v.safeParse(digitalOceanConfigSchema, flat, { abortEarly: false });
-  const all = [...issues];
-  if (!result.success) {
-    for (const issue of issuesOf(result.issues)) {
-      const described = describedIssue(issue, settings, digitalOceanNamedSettings.secrets);
-      if (!all.some((i) => i.path === issue.path || i.path === `${issue.path}_FILE`)) all.push(described);
-    }
-  }
-  if (all.length > 0 || !result.success) throw new ConfigError(source, all);
   const warnings = withoutEffect
     .filter((name) => settings.has(name))
     .map((name) => `${name} has no effect here: ${noEffectWhy(name)}`);
-  return { config: result.output, warnings };
+  return { config: value, warnings };
 }
 
 function noEffectWhy(name: string): string {

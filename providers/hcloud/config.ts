@@ -16,14 +16,11 @@
  * `ConfigError` naming each variable; secrets never appear in it. An empty value counts as unset.
  */
 import * as v from "valibot";
-import { ConfigError } from "../../config/errors.ts";
-import { issuesOf } from "../../config/validate.ts";
 import type { Service } from "../../kube/objects.ts";
 import { tryParseCIDR } from "../../net/cidr.ts";
-import { parseCloudConfig } from "../config.ts";
 import type { Reader } from "../kit/annotations/readers.ts";
 import { parseDuration } from "../kit/duration.ts";
-import { describedIssue, gatherSettings, type NamedSettings, type Setting } from "../kit/named-settings.ts";
+import { type NamedSettings, readNamedSettings, type Setting } from "../kit/named-settings.ts";
 import { healthCheckReaders } from "./annotation-readers.ts";
 import { hcloudRateLimit } from "./api/client.ts";
 import { defaultRobotEndpoint } from "./api/robot.ts";
@@ -315,37 +312,14 @@ export interface HcloudConfigResult {
 
 /** Reads both sources and validates them; throws one `ConfigError` listing every problem, naming each variable. */
 export async function readHcloudConfig(input: ReadHcloudConfigInput): Promise<HcloudConfigResult> {
-  const file =
-    input.config === undefined
-      ? undefined
-      : parseCloudConfig(
-          v.pipe(
-            v.unknown(),
-            v.check(isMapping, "must be a mapping of hccm's variable names to values"),
-            v.transform((x) => x as Record<string, unknown>),
-          ),
-          input.config,
-          input.configSource ?? "the hcloud cloud-config",
-        );
-  const { settings, issues } = await gatherSettings({
-    ...hcloudNamedSettings,
-    env: input.env,
-    file,
-    readFile: input.readFile,
+  const { value, settings } = await readNamedSettings(hcloudNamedSettings, input, {
+    schema: hcloudConfigSchema,
+    source,
+    fileShape: "a mapping of hccm's variable names to values",
+    // valibot checks across variables only once each is valid; a partial reading shows the rest of the problems now.
+    acrossInvalid: (flat) => crossIssues(partialReading(flat)),
   });
-  const flat = Object.fromEntries([...settings].map(([key, s]) => [key, s.value]));
-  const result = v.safeParse(hcloudConfigSchema, flat, { abortEarly: false });
-  const found = result.success
-    ? []
-    : issuesOf(result.issues).map((i) => describedIssue(i, settings, hcloudNamedSettings.secrets));
-  // valibot checks across variables only once each is valid; a partial reading shows the rest of the problems now.
-  if (!result.success) found.push(...crossIssues(partialReading(flat)));
-  const all = [...issues];
-  for (const issue of found) {
-    if (!all.some((i) => i.path === issue.path || i.path === `${issue.path}_FILE`)) all.push(issue);
-  }
-  if (all.length > 0 || !result.success) throw new ConfigError(source, all);
-  return { config: result.output, warnings: warningsOf(result.output, settings) };
+  return { config: value, warnings: warningsOf(value, settings) };
 }
 
 /** Each variable that is valid on its own, read; the others left out. */
@@ -356,10 +330,6 @@ function partialReading(flat: Readonly<Record<string, string>>): Flat {
     if (one.success) out[key] = one.output;
   }
   return out as Flat;
-}
-
-function isMapping(x: unknown): boolean {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 function warningsOf(c: HcloudConfig, settings: ReadonlyMap<string, Setting>): string[] {

@@ -6,7 +6,10 @@
  * the sources themselves (a key no setting has, a variable that looks like a typo of one, a secret given twice, a
  * file it cannot read) and keeps secrets out of every message; the provider's valibot schema judges the values.
  */
-import type { ConfigIssue } from "../../config/errors.ts";
+import * as v from "valibot";
+import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
+import { issuesOf } from "../../config/validate.ts";
+import { parseCloudConfig } from "../config.ts";
 import { type ReadFile, readSecretFile } from "./secret-file.ts";
 
 /** A value and where it came from, for messages: `HCLOUD_NETWORK (from the cloud-config)`. */
@@ -161,4 +164,60 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] ?? 0;
+}
+
+export interface ReadNamedSettingsInput {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The `--cloud-config` text, or `undefined` when none was given. */
+  readonly config: string | undefined;
+  readonly configSource: string | undefined;
+  readonly readFile: ReadFile;
+}
+
+export interface ReadNamedSettingsOptions<T> {
+  /** The schema over the values by name (strings, as the environment gives them). */
+  readonly schema: v.GenericSchema<Record<string, string | undefined>, T>;
+  /** For the `ConfigError`: `the hcloud configuration (environment and cloud-config)`. */
+  readonly source: string;
+  /** What a cloud-config must be when it is no mapping: `a mapping of hccm's variable names to values`. */
+  readonly fileShape: string;
+  /**
+   * Problems the schema shows only once every value is valid (checks across settings), found from what was given
+   * when it is not, so they are reported together with the rest.
+   */
+  readonly acrossInvalid?: (flat: Readonly<Record<string, string>>) => readonly ConfigIssue[];
+}
+
+/**
+ * Both sources read (`gatherSettings`) and validated by `schema`: the value, and each setting with its source; or
+ * one `ConfigError` with every problem of the sources and of the values, each described once (`describedIssue`).
+ */
+export async function readNamedSettings<T>(
+  named: NamedSettings,
+  input: ReadNamedSettingsInput,
+  options: ReadNamedSettingsOptions<T>,
+): Promise<{ value: T; settings: Map<string, Setting> }> {
+  const file =
+    input.config === undefined
+      ? undefined
+      : parseCloudConfig(
+          v.pipe(
+            v.unknown(),
+            v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), `must be ${options.fileShape}`),
+            v.transform((x) => x as Record<string, unknown>),
+          ),
+          input.config,
+          input.configSource ?? `the ${named.provider} cloud-config`,
+        );
+  const { settings, issues } = await gatherSettings({ ...named, env: input.env, file, readFile: input.readFile });
+  const flat = Object.fromEntries([...settings].map(([key, s]) => [key, s.value]));
+  const result = v.safeParse(options.schema, flat, { abortEarly: false });
+  const found = result.success ? [] : issuesOf(result.issues).map((i) => describedIssue(i, settings, named.secrets));
+  if (!result.success && options.acrossInvalid) found.push(...options.acrossInvalid(flat));
+  const all = [...issues];
+  for (const issue of found) {
+    if (!all.some((i) => i.path === issue.path || i.path === `${issue.path}_FILE`)) all.push(issue);
+  }
+  if (all.length > 0 || !result.success) throw new ConfigError(options.source, all);
+  return { value: result.output, settings };
 }
