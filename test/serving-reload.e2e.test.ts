@@ -61,7 +61,10 @@ test("a new certificate written over the files is served without a restart", asy
   await rename(`${files.cert}.new`, files.cert);
   await poll(() => trusts(second.cert), { message: "the new certificate to be served" });
   expect(await trusts(first.cert)).toBeFalse();
-  expect(manager.output()).toContain(`loaded a new serving certificate from ${files.cert}`);
+  // The log line is read from the process's pipe a moment after the new certificate is served: wait for it.
+  const loaded = `loaded a new serving certificate from ${files.cert}`;
+  await poll(() => manager!.output().includes(loaded), { message: `the log line "${loaded}"` });
+  expect(manager.output()).toContain(loaded);
   manager.proc.kill("SIGTERM");
   expect(await manager.exited).toBe(0);
 });
