@@ -216,7 +216,7 @@ const hcloudCloud = (hcloud: HcloudSandboxProject): RealCloud => ({
   ],
 });
 
-/** DO CCM's Deployment's flags (`--allow-untagged-cloud`: it has no cluster ID of Kubernetes' kind), pointed at the sandbox. */
+/** DO CCM's Deployment's flags (`--leader-elect=false`), pointed at the sandbox. */
 const digitalOceanCloud = (account: DigitalOceanSandboxAccount): RealCloud => ({
   provider: "digitalocean",
   banner: `digitalocean emulator: ${account.emulator.endpoint} (docs/emulators.md), region nyc3, firewall k8s-public-access`,
@@ -224,7 +224,6 @@ const digitalOceanCloud = (account: DigitalOceanSandboxAccount): RealCloud => ({
   env: account.env,
   flags: (kubeconfig) => [
     "--cloud-provider=digitalocean",
-    "--allow-untagged-cloud",
     `--kubeconfig=${kubeconfig}`,
     "--leader-elect=false",
     "--secure-port=0",

@@ -1,9 +1,9 @@
 /**
  * The digitalocean provider: DO CCM's environment in, a `CloudProvider` over the DigitalOcean API v2 out, with
- * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. Like DO CCM it has no cluster
- * ID of Kubernetes' kind (`hasClusterID` false). The factory calls no API: `doctor` asks `verifyAccess`, and the
- * start proves the token the same way, so a wrong one stops the manager naming DO_ACCESS_TOKEN. Both also settle
- * the region (region.ts). With `PUBLIC_ACCESS_FIREWALL_NAME` the provider runs DO CCM's firewall controller.
+ * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. DO_CLUSTER_ID is optional, so
+ * `hasClusterID` is true: DO CCM's own main never asks, and its Deployment passes no `--allow-untagged-cloud`.
+ * The factory calls no API: `doctor` asks `verifyAccess`, and the start proves the token the same way, so a wrong
+ * one stops the manager naming DO_ACCESS_TOKEN. Both also settle the region (region.ts). With `PUBLIC_ACCESS_FIREWALL_NAME` the provider runs DO CCM's firewall controller.
  */
 import type { Sleep } from "../../kube/clock.ts";
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
@@ -87,7 +87,7 @@ export function digitalOceanProvider(parts: DigitalOceanParts) {
 
   return {
     providerName: digitalOceanProviderName,
-    hasClusterID: () => false,
+    hasClusterID: () => true,
     async initialize(ctx: ProviderRuntime) {
       await checkAccess({ signal: ctx.signal });
       const settled = await settleRegion({ signal: ctx.signal });
