@@ -121,6 +121,24 @@ describe("the public-access firewall controller", () => {
     expect(firewalls().get("k8s-public")?.id).not.toBe(id);
   });
 
+  test("retries a failed update after 1 s, then 2 s, and gets there", async () => {
+    await waitFor(() => portsOf("k8s-public") === "30080");
+    h.emulator.faults.set({
+      latencyMs: 0,
+      errorRate: 0,
+      failNext: [{ method: "PUT", pathPrefix: "/firewalls", id: "server_error", count: 2 }],
+    });
+    const left = () => h.emulator.faults.get().failNext[0]?.count ?? 0;
+    await kube.create(Resources.services, nodePortService("api", 30443), { namespace: "default" });
+    await waitFor(() => left() === 1, { message: "the first attempt failed" });
+    await clock.advance(999);
+    expect(left()).toBe(1);
+    await clock.advance(1);
+    await waitFor(() => left() === 0, { message: "the second attempt failed" });
+    await clock.advance(2000);
+    await waitFor(() => portsOf("k8s-public") === "30080,30443", { message: "the third attempt" });
+  });
+
   test("adopts an existing firewall of its name instead of making a second one", async () => {
     await waitFor(() => portsOf("k8s-public") === "30080");
     term.abort();
