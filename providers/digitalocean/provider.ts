@@ -60,7 +60,7 @@ export interface DigitalOceanParts {
 
 export function digitalOceanProvider(parts: DigitalOceanParts) {
   const { config, droplets } = parts;
-  /** `REGION`, else the metadata service's answer once `initialize` asked it. */
+  /** `REGION`, else the metadata service's answer once `initialize` asked it: where load balancers are made. */
   let region = config.region;
 
   async function checkAccess(ctx: CallContext): Promise<void> {
