@@ -3,10 +3,11 @@ import { ControllerStartError, type StartController } from "../controllers/conte
 import { CONTROLLERS } from "../controllers/names.ts";
 import { KubeApiError } from "../kube/client-types.ts";
 import { FakeClock } from "../kube/testdata/fake-clock.ts";
+import type { WriteFence } from "../kube/write-fence.ts";
 import { createMetricsRegistry } from "../platform/metrics.ts";
 import { EmulatorKubeClient } from "../platform/testing/emulator-client.ts";
 import { captureLogger } from "../platform/testing/logger.ts";
-import type { CloudProvider } from "../providers/cloud.ts";
+import type { CloudProvider, ProviderController } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
 import { API_HEALTH_WAIT_MS, type FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
 import { buildOptions } from "./options.ts";
@@ -30,9 +31,11 @@ interface Setup {
   readonly apiDown?: boolean;
   readonly initialize?: () => Promise<void>;
   readonly routes?: StartController;
+  readonly controllers?: readonly ProviderController[];
+  readonly fence?: WriteFence;
 }
 
-const start = ({ apiDown = false, initialize, routes = declines }: Setup) => {
+const start = ({ apiDown = false, initialize, routes = declines, controllers, fence }: Setup) => {
   const clock = new FakeClock();
   const client = new EmulatorKubeClient({ now: clock.now });
   if (apiDown)
@@ -41,7 +44,12 @@ const start = ({ apiDown = false, initialize, routes = declines }: Setup) => {
       new KubeApiError("Unauthorized", { status: 401, reason: "Unauthorized" }),
     );
   const { logger, logs } = captureLogger();
-  const provider: CloudProvider = { providerName: "test", hasClusterID: () => true, ...(initialize && { initialize }) };
+  const provider: CloudProvider = {
+    providerName: "test",
+    hasClusterID: () => true,
+    ...(initialize && { initialize }),
+    ...(controllers && { controllers }),
+  };
   const health: TermHealth = { problem: undefined };
   const fatal: FatalError[] = [];
   const stop = new AbortController();
@@ -56,6 +64,7 @@ const start = ({ apiDown = false, initialize, routes = declines }: Setup) => {
     starters: starters(routes),
     health,
     signal: stop.signal,
+    fence,
     onFatal: (err) => fatal.push(err),
   });
   return { clock, logs, health, fatal, stop, done };
@@ -86,6 +95,11 @@ describe("runTerm", () => {
       { routes: () => ({ started: true as const, done: Promise.reject(new Error("queue corrupted")) }) },
       "a controller failed: queue corrupted",
     ],
+    [
+      "a provider's own controller crashes",
+      { controllers: [{ name: "firewall", run: () => Promise.reject(new Error("firewall loop broke")) }] },
+      "a controller failed: firewall loop broke",
+    ],
   ])("is fatal when %s, stops what it started, and names the cause in /healthz", async (_name, setup, want) => {
     const t = start(setup);
     await t.done; // the other controllers stop by themselves once the term has failed
@@ -107,6 +121,35 @@ describe("runTerm", () => {
     // 21 attempts every 500 ms; logged at 0 s, 1 s, 3 s and 7 s.
     expect(errors).toHaveLength(4);
     expect(errors[0]).toBe("the Kubernetes API server does not answer /healthz: Unauthorized");
+  });
+
+  test("runs the provider's own controllers after the shared ones, with the term's signal and write fence, until stopped", async () => {
+    const fence: WriteFence = {
+      enter: () => ({ signal: new AbortController().signal, end: () => {} }),
+    };
+    const seen: { fence: WriteFence | undefined; stopped: boolean }[] = [];
+    const firewall: ProviderController = {
+      name: "firewall",
+      run: (ctx) => {
+        const entry = { fence: ctx.fence, stopped: false };
+        seen.push(entry);
+        return new Promise<void>((resolve) => {
+          const stop = () => {
+            entry.stopped = true;
+            resolve();
+          };
+          ctx.signal.addEventListener("abort", stop, { once: true });
+        });
+      },
+    };
+    const t = start({ controllers: [firewall], fence });
+    await t.clock.advance(1);
+    expect(seen.map((s) => s.fence === fence)).toEqual([true]);
+    expect(t.logs.map((l) => l.message)).toContain('started "test/firewall"');
+    t.stop.abort();
+    await t.done;
+    expect(seen.map((s) => s.stopped)).toEqual([true]);
+    expect(t.fatal).toEqual([]);
   });
 
   test("runs until stopped when everything starts, and is healthy", async () => {

@@ -81,6 +81,7 @@ export async function runTerm(t: TermInput): Promise<void> {
     informers.start(signal);
     await initializeProvider(t, informers, signal);
     await startControllers(t, informers, recorders, running, signal);
+    startProviderControllers(t, informers, running, signal);
     await Promise.all(running);
   } catch (err) {
     if (signal.aborted && !(err instanceof FatalError)) return;
@@ -152,6 +153,29 @@ async function initializeProvider(t: TermInput, informers: InformerFactory, sign
   } catch (err) {
     if (signal.aborted) throw err;
     throw new FatalError(`cloud provider ${name} failed to initialize: ${messageOf(err)}`, { cause: err });
+  }
+}
+
+/** The provider's own loops (`CloudProvider.controllers`), with the term's fence; each is awaited like a controller. */
+function startProviderControllers(
+  t: TermInput,
+  informers: InformerFactory,
+  running: Promise<void>[],
+  signal: AbortSignal,
+): void {
+  const name = t.provider.providerName;
+  for (const controller of t.provider.controllers ?? []) {
+    if (signal.aborted) return;
+    const logger = quietAfterAbort(t.logger.withTag(`${name}/${controller.name}`), signal);
+    const runtime = createProviderRuntime({
+      signal,
+      logger,
+      kube: t.clientFor(`provider-${name}`),
+      metrics: t.registry,
+      informers,
+    });
+    t.logger.info(`started "${name}/${controller.name}"`);
+    running.push(controller.run({ ...runtime, fence: t.fence }));
   }
 }
 

@@ -6,7 +6,8 @@
  *
  * `--cloud=hcloud` adds the Hetzner Cloud API emulator with one server per machine (same names, in network `k8s`)
  * and runs the `hcloud` provider against it instead; it prints the `HCLOUD_*` environment and, with
- * `--controllers=false`, the command that runs this executable's `hcloud` provider against it.
+ * `--controllers=false`, the command that runs this executable's `hcloud` provider against it. `--cloud=digitalocean`
+ * does the same with the DigitalOcean API emulator (one Droplet per machine) and the `digitalocean` provider.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -21,6 +22,10 @@ import { createMetricsRegistry } from "../platform/metrics.ts";
 import { startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
+import {
+  type DigitalOceanSandboxAccount,
+  startDigitalOceanSandboxAccount,
+} from "../sandbox/digitalocean/sandbox-project.ts";
 import { type HcloudSandboxProject, startHcloudSandboxProject } from "../sandbox/hcloud/sandbox-project.ts";
 import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
 import { watchProgress } from "../sandbox/progress.ts";
@@ -58,7 +63,8 @@ export const sandboxCommand: Subcommand = (env) =>
       cloud: {
         type: "string",
         default: "sandbox",
-        description: "the cloud to run the provider against: sandbox, or hcloud (the Hetzner Cloud API emulator)",
+        description:
+          "the cloud to run the provider against: sandbox, hcloud (the Hetzner Cloud API emulator) or digitalocean (the DigitalOcean API emulator)",
       },
       "exit-when-ready": { type: "boolean", default: false, description: "stop once every node and Service is ready" },
       v: { type: "string", default: "0", description: "log verbosity for the controllers" },
@@ -78,8 +84,8 @@ export const sandboxCommand: Subcommand = (env) =>
       if (controllers !== "true" && controllers !== "false")
         errors.push(`--controllers must be true or false, got "${controllers}"`);
       const cloudName = String(args.cloud);
-      if (cloudName !== "sandbox" && cloudName !== "hcloud")
-        errors.push(`--cloud must be sandbox or hcloud, got "${cloudName}"`);
+      if (cloudName !== "sandbox" && cloudName !== "hcloud" && cloudName !== "digitalocean")
+        errors.push(`--cloud must be sandbox, hcloud or digitalocean, got "${cloudName}"`);
       if (cloudName === "hcloud" && typeof nodes === "number" && nodes > HCLOUD_MAX_NODES)
         errors.push(`--nodes must be at most ${HCLOUD_MAX_NODES} with --cloud=hcloud, got ${nodes}`);
       if (errors.length > 0 || typeof nodes !== "number" || typeof services !== "number" || typeof port !== "number") {
@@ -108,12 +114,20 @@ export const sandboxCommand: Subcommand = (env) =>
         cloudName === "hcloud"
           ? startHcloudSandboxProject({ servers: machines.map((m) => m.name), logger: logger.withTag("hcloud") })
           : undefined;
+      const digitalocean =
+        cloudName === "digitalocean"
+          ? startDigitalOceanSandboxAccount({
+              droplets: machines.map((m) => m.name),
+              logger: logger.withTag("digitalocean"),
+            })
+          : undefined;
+      const real = hcloud ? hcloudCloud(hcloud) : digitalocean && digitalOceanCloud(digitalocean);
       try {
         print(`Kubernetes API:  ${api.url}`);
         print(`kubeconfig:      ${kubeconfig}`);
-        if (hcloud) {
-          print(`hcloud emulator: ${hcloud.emulator.endpoint} (docs/emulators.md), network k8s, ${nodes} servers`);
-          for (const [key, value] of Object.entries(hcloud.env)) print(`  ${key}=${value}`);
+        if (real) {
+          print(`${real.banner}, ${nodes} ${real.machines}`);
+          for (const [key, value] of Object.entries(real.env)) print(`  ${key}=${value}`);
         } else {
           print(`cloud-config:    ${cloudConfig}`);
           print(`simulated cloud: ${cloud.url}/v1 (docs/sandbox.md)`);
@@ -129,8 +143,8 @@ export const sandboxCommand: Subcommand = (env) =>
         if (controllers === "false") {
           print("run the controllers yourself:");
           print(
-            hcloud
-              ? `  ${hcloudCommandLine(env.invocation, hcloud, kubeconfig)}`
+            real
+              ? `  ${commandLine(env.invocation, real, kubeconfig)}`
               : `  ${env.invocation} --cloud-provider=sandbox --cloud-config=${cloudConfig} --kubeconfig=${kubeconfig} --cluster-cidr=${SANDBOX_CLUSTER_CIDR} --leader-elect=false --secure-port=0`,
           );
         }
@@ -140,7 +154,8 @@ export const sandboxCommand: Subcommand = (env) =>
           client,
           cloud: cloud.state,
           logger: logger.withTag("kubelet"),
-          assignPodCIDRs: true,
+          // DigitalOcean has no routes: pod networking is the CNI's, and no Node waits for a route.
+          assignPodCIDRs: !digitalocean,
           signal,
         });
         await kubelets.registered;
@@ -149,7 +164,7 @@ export const sandboxCommand: Subcommand = (env) =>
 
         let managed: Promise<number> = Promise.resolve(0);
         if (controllers === "true")
-          managed = runControllers(env, { cloudConfig, kubeconfig, verbosity: Number(args.v) || 0, signal, hcloud });
+          managed = runControllers(env, { cloudConfig, kubeconfig, verbosity: Number(args.v) || 0, signal, real });
         if (args["exit-when-ready"]) {
           // Without controllers here, readiness is the user's manager's doing: wait for it alone.
           await (controllers === "true" ? Promise.race([progress.ready(), managed]) : progress.ready());
@@ -161,6 +176,7 @@ export const sandboxCommand: Subcommand = (env) =>
       } finally {
         stop.abort();
         await hcloud?.stop();
+        await digitalocean?.stop();
         await cloud.stop();
         await api.stop();
         // The kubeconfig and the cloud token live there; a folder the user named is theirs to keep.
@@ -174,25 +190,54 @@ const HCLOUD_MAX_NODES = 1000;
 /** Hetzner's private networks route IPv4 only. */
 const HCLOUD_CLUSTER_CIDR = SANDBOX_CLUSTER_CIDR.split(",")[0] ?? "";
 
+/** A real cloud's emulator as the sandbox runs it: the provider, its flags and environment. */
+interface RealCloud {
+  readonly provider: string;
+  readonly banner: string;
+  readonly machines: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly flags: (kubeconfig: string) => string[];
+}
+
 /** hccm's flags (its Deployment's), pointed at the sandbox. */
-const hcloudFlags = (kubeconfig: string) => [
-  "--cloud-provider=hcloud",
-  "--allow-untagged-cloud",
-  `--kubeconfig=${kubeconfig}`,
-  `--cluster-cidr=${HCLOUD_CLUSTER_CIDR}`,
-  "--leader-elect=false",
-  "--secure-port=0",
-  "--webhook-secure-port=0",
-];
+const hcloudCloud = (hcloud: HcloudSandboxProject): RealCloud => ({
+  provider: "hcloud",
+  banner: `hcloud emulator: ${hcloud.emulator.endpoint} (docs/emulators.md), network k8s`,
+  machines: "servers",
+  env: hcloud.env,
+  flags: (kubeconfig) => [
+    "--cloud-provider=hcloud",
+    "--allow-untagged-cloud",
+    `--kubeconfig=${kubeconfig}`,
+    `--cluster-cidr=${HCLOUD_CLUSTER_CIDR}`,
+    "--leader-elect=false",
+    "--secure-port=0",
+    "--webhook-secure-port=0",
+  ],
+});
+
+/** DO CCM's Deployment's flags (`--leader-elect=false`), pointed at the sandbox. */
+const digitalOceanCloud = (account: DigitalOceanSandboxAccount): RealCloud => ({
+  provider: "digitalocean",
+  banner: `digitalocean emulator: ${account.emulator.endpoint} (docs/emulators.md), region nyc3, firewall k8s-public-access`,
+  machines: "Droplets",
+  env: account.env,
+  flags: (kubeconfig) => [
+    "--cloud-provider=digitalocean",
+    `--kubeconfig=${kubeconfig}`,
+    "--leader-elect=false",
+    "--secure-port=0",
+  ],
+});
 
 /**
  * The command line that runs the controllers against the emulator, as the user started the sandbox: the invocation
- * they ran holds the `hcloud` provider (the sandbox runs it in-process), where `hcloud-cloud-controller-manager` may
- * not be on PATH at all.
+ * they ran holds the provider (the sandbox runs it in-process), where `<provider>-cloud-controller-manager` may not
+ * be on PATH at all.
  */
-function hcloudCommandLine(invocation: string, hcloud: HcloudSandboxProject, kubeconfig: string): string {
-  const vars = Object.entries(hcloud.env).map(([k, v]) => `${k}=${v}`);
-  return [...vars, invocation, ...hcloudFlags(kubeconfig)].join(" ");
+function commandLine(invocation: string, real: RealCloud, kubeconfig: string): string {
+  const vars = Object.entries(real.env).map(([k, v]) => `${k}=${v}`);
+  return [...vars, invocation, ...real.flags(kubeconfig)].join(" ");
 }
 
 function runControllers(
@@ -202,12 +247,12 @@ function runControllers(
     kubeconfig: string;
     verbosity: number;
     signal: AbortSignal;
-    hcloud: HcloudSandboxProject | undefined;
+    real: RealCloud | undefined;
   },
 ): Promise<number> {
-  const provider = o.hcloud ? "hcloud" : "sandbox";
-  const flags = o.hcloud
-    ? hcloudFlags(o.kubeconfig)
+  const provider = o.real ? o.real.provider : "sandbox";
+  const flags = o.real
+    ? o.real.flags(o.kubeconfig)
     : [
         "--cloud-provider=sandbox",
         `--cloud-config=${o.cloudConfig}`,
@@ -221,9 +266,9 @@ function runControllers(
   if (!built.ok) throw new Error(`sandbox: internal flags invalid: ${built.errors.join("; ")}`);
   const logger = createRootLogger({ verbosity: o.verbosity, format: "text" }).withTag("ccm");
   const metrics = createMetricsRegistry();
-  const providerEnv = o.hcloud ? { ...process.env, ...o.hcloud.env } : process.env;
+  const providerEnv = o.real ? { ...process.env, ...o.real.env } : process.env;
   return env.registry
-    .init(provider, o.hcloud ? undefined : o.cloudConfig, providerEnv, { metrics, logger })
+    .init(provider, o.real ? undefined : o.cloudConfig, providerEnv, { metrics, logger })
     .then((provider) => env.runManager({ options: built.options, provider, logger, signal: o.signal, metrics }));
 }
 

@@ -65,6 +65,12 @@ export interface CloudProvider {
   readonly routes?: Routes | undefined;
   /** Cluster listing; no controller uses it. */
   readonly clusters?: Clusters | undefined;
+  /**
+   * Loops of the provider's own that act on the cluster's objects (DO CCM's public-access firewall follows the
+   * Services' node ports). The manager runs each inside every leadership term, after the shared controllers
+   * started; `plan` and `doctor` never run them. Optional.
+   */
+  readonly controllers?: readonly ProviderController[] | undefined;
 
   /**
    * A cheap read that proves the configuration and credentials work (e.g. list one machine). Used by the
@@ -107,6 +113,22 @@ export interface ProviderRuntime {
    * The Node and Service caches are the ones the controllers read, so they cost no extra list or watch.
    */
   readonly informers: ProviderInformers;
+}
+
+/**
+ * A provider's own controller. `run` works until `ctx.signal` aborts and then resolves once it has stopped; a
+ * rejection is fatal to the term, like a shared controller's crash, so it handles its cloud failures itself
+ * (retry, back off, log once).
+ */
+export interface ProviderController {
+  /** For its log lines: `public-access-firewall`. */
+  readonly name: string;
+  run(ctx: ProviderControllerContext): Promise<void>;
+}
+
+/** What a provider controller receives: the term's runtime, and its write fence for every call that changes the cloud. */
+export interface ProviderControllerContext extends ProviderRuntime {
+  readonly fence?: WriteFence | undefined;
 }
 
 /** What a provider may read from an informer: the cache and its events, never its lifecycle. */

@@ -200,7 +200,7 @@ const documented = (
 
 test("the documentation holds the overlays this file renders", () => {
   expect(documented.map((o) => o.where.replace(/:\d+$/, ""))).toEqual(
-    expect.arrayContaining(["docs/install.md", "docs/providers/hcloud.md"]),
+    expect.arrayContaining(["docs/install.md", "docs/providers/hcloud.md", "docs/providers/digitalocean.md"]),
   );
 });
 

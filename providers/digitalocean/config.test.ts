@@ -25,6 +25,8 @@ describe("the digitalocean configuration", () => {
       clusterID: undefined,
       vpcID: undefined,
       defaultLoadBalancerType: "REGIONAL_NETWORK",
+      metadataUrl: "http://169.254.169.254",
+      firewall: undefined,
       rateLimit: { qps: 1.25, burst: 20 },
     });
     expect(warnings).toEqual([]);
@@ -79,9 +81,37 @@ describe("the digitalocean configuration", () => {
     expect(await problems({ DO_ACCESS_TOKEN: "t" }, "REGIN: nyc3\n")).toContain("did you mean REGION?");
   });
 
-  test("DO CCM's firewall, debug and metrics variables are accepted with a warning", async () => {
-    const { warnings } = await read({ DO_ACCESS_TOKEN: "t", METRICS_ADDR: ":9090", PUBLIC_ACCESS_FIREWALL_NAME: "f" });
+  test("DO CCM's debug and metrics variables are accepted with a warning", async () => {
+    const { warnings } = await read({ DO_ACCESS_TOKEN: "t", METRICS_ADDR: ":9090", DEBUG_ADDR: ":8080" });
     expect(warnings).toHaveLength(2);
     expect(warnings.join("\n")).toContain("METRICS_ADDR has no effect here");
+  });
+
+  test("reads the public-access firewall's name and comma-separated tags", async () => {
+    const { config, warnings } = await read({
+      DO_ACCESS_TOKEN: "t",
+      PUBLIC_ACCESS_FIREWALL_NAME: "k8s-public-access",
+      PUBLIC_ACCESS_FIREWALL_TAGS: "k8s:worker, k8s:c-1",
+    });
+    expect(config.firewall).toEqual({ name: "k8s-public-access", tags: ["k8s:worker", "k8s:c-1"] });
+    expect(warnings).toEqual([]);
+  });
+
+  test.each([
+    [
+      { PUBLIC_ACCESS_FIREWALL_NAME: "fw" },
+      "PUBLIC_ACCESS_FIREWALL_TAGS: is required with PUBLIC_ACCESS_FIREWALL_NAME",
+    ],
+    [
+      { PUBLIC_ACCESS_FIREWALL_TAGS: "k8s" },
+      "PUBLIC_ACCESS_FIREWALL_NAME: is required with PUBLIC_ACCESS_FIREWALL_TAGS",
+    ],
+    [{ PUBLIC_ACCESS_FIREWALL_NAME: "fw name", PUBLIC_ACCESS_FIREWALL_TAGS: "k8s" }, "must be a firewall name"],
+    [{ PUBLIC_ACCESS_FIREWALL_NAME: "fw", PUBLIC_ACCESS_FIREWALL_TAGS: "k8s,,x" }, "must be a comma-separated list"],
+    [{ DO_METADATA_URL: "169.254.169.254" }, "must be an http(s) URL"],
+  ])("refuses %p naming the variable", async (env, message) => {
+    const said = await problems({ DO_ACCESS_TOKEN: "t", ...env });
+    expect(said).toContain(message);
+    for (const name of Object.keys(env)) if (message.includes("required")) expect(said).toContain(name);
   });
 });

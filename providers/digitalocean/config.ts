@@ -11,12 +11,22 @@
  *
  * Stricter than DO CCM, which ignores a `DEFAULT_LB_TYPE` it does not know and fails late on a bad region: every
  * problem of both sources is one `ConfigError` naming each variable; the token never appears in it. An empty
- * value counts as unset. DO CCM's firewall, debug and metrics variables are accepted and said to have no effect.
+ * value counts as unset. DO CCM's debug and metrics variables are accepted and said to have no effect.
+ *
+ * `REGION` unset is asked of the Droplet metadata service when the provider starts (region.ts), as DO CCM asks it;
+ * `DO_METADATA_URL`, ours, points that question elsewhere (an emulator's, in tests).
  */
 import * as v from "valibot";
 import type { RateLimit } from "../cloud.ts";
 import { type NamedSettings, readNamedSettings } from "../kit/named-settings.ts";
 import { defaultApiUrl, digitalOceanRateLimit } from "./api/client.ts";
+
+export const defaultMetadataUrl = "http://169.254.169.254";
+
+/** The API document's firewall name pattern. */
+const firewallName = /^[a-zA-Z0-9][a-zA-Z0-9.-]+$/;
+/** The API document's tag name pattern. */
+const tagName = /^[a-zA-Z0-9_\-:]{1,255}$/;
 
 const source = "the digitalocean configuration (environment and cloud-config)";
 
@@ -53,8 +63,28 @@ const entries = {
     v.picklist(["REGIONAL", "REGIONAL_NETWORK"], "must be REGIONAL or REGIONAL_NETWORK"),
     "REGIONAL_NETWORK",
   ),
-  PUBLIC_ACCESS_FIREWALL_NAME: v.optional(v.string()),
-  PUBLIC_ACCESS_FIREWALL_TAGS: v.optional(v.string()),
+  PUBLIC_ACCESS_FIREWALL_NAME: optionalText(
+    "must be a firewall name: letters, digits, '.' or '-', at least 2, starting with a letter or digit",
+    firewallName,
+  ),
+  PUBLIC_ACCESS_FIREWALL_TAGS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((text) => text.split(",").map((tag) => tag.trim())),
+      v.check(
+        (tags) => tags.every((tag) => tagName.test(tag)),
+        "must be a comma-separated list of tags: letters, digits, '_', '-' or ':' (at most 255 each)",
+      ),
+    ),
+  ),
+  DO_METADATA_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(isHttpUrl, "must be an http(s) URL such as http://169.254.169.254"),
+      v.transform((url) => url.replace(/\/+$/, "")),
+    ),
+    defaultMetadataUrl,
+  ),
   DEBUG_ADDR: v.optional(v.string()),
   METRICS_ADDR: v.optional(v.string()),
 };
@@ -62,7 +92,7 @@ const entries = {
 export const digitalOceanSettingNames = Object.keys(entries) as (keyof typeof entries)[];
 
 /** The settings that DO CCM reads but that change nothing here; each one set is a warning at start. */
-const withoutEffect = ["PUBLIC_ACCESS_FIREWALL_NAME", "PUBLIC_ACCESS_FIREWALL_TAGS", "DEBUG_ADDR", "METRICS_ADDR"];
+const withoutEffect = ["DEBUG_ADDR", "METRICS_ADDR"];
 
 export const digitalOceanNamedSettings: NamedSettings = {
   provider: "digitalocean",
@@ -75,19 +105,28 @@ export const digitalOceanNamedSettings: NamedSettings = {
 export const digitalOceanConfigSchema = v.pipe(
   v.object(entries),
   v.rawCheck(({ dataset, addIssue }) => {
-    if (dataset.typed && dataset.value.DO_ACCESS_TOKEN === undefined) {
-      addIssue({
-        message: "is required: a DigitalOcean API token with read and write scope (or DO_ACCESS_TOKEN_FILE)",
-        path: [
-          {
-            type: "object",
-            origin: "value",
-            input: dataset.value,
-            key: "DO_ACCESS_TOKEN",
-            value: undefined,
-          },
-        ],
-      });
+    if (!dataset.typed) return;
+    const c = dataset.value;
+    const missing = (key: string, message: string) =>
+      addIssue({ message, path: [{ type: "object", origin: "value", input: c, key, value: undefined }] });
+    if (c.DO_ACCESS_TOKEN === undefined) {
+      missing(
+        "DO_ACCESS_TOKEN",
+        "is required: a DigitalOcean API token with read and write scope (or DO_ACCESS_TOKEN_FILE)",
+      );
+    }
+    // upstream: cloud-controller-manager/do/cloud.go newCloud: both firewall variables or neither.
+    if (c.PUBLIC_ACCESS_FIREWALL_NAME !== undefined && c.PUBLIC_ACCESS_FIREWALL_TAGS === undefined) {
+      missing(
+        "PUBLIC_ACCESS_FIREWALL_TAGS",
+        "is required with PUBLIC_ACCESS_FIREWALL_NAME: the tags of the Droplets the firewall protects",
+      );
+    }
+    if (c.PUBLIC_ACCESS_FIREWALL_TAGS !== undefined && c.PUBLIC_ACCESS_FIREWALL_NAME === undefined) {
+      missing(
+        "PUBLIC_ACCESS_FIREWALL_NAME",
+        "is required with PUBLIC_ACCESS_FIREWALL_TAGS: the name of the firewall to manage",
+      );
     }
   }),
   v.transform((c) => ({
@@ -97,6 +136,11 @@ export const digitalOceanConfigSchema = v.pipe(
     clusterID: c.DO_CLUSTER_ID,
     vpcID: c.DO_CLUSTER_VPC_ID,
     defaultLoadBalancerType: c.DEFAULT_LB_TYPE,
+    metadataUrl: c.DO_METADATA_URL,
+    firewall:
+      c.PUBLIC_ACCESS_FIREWALL_NAME && c.PUBLIC_ACCESS_FIREWALL_TAGS
+        ? { name: c.PUBLIC_ACCESS_FIREWALL_NAME, tags: c.PUBLIC_ACCESS_FIREWALL_TAGS }
+        : undefined,
     rateLimit: (c.DO_API_RATE_LIMIT_QPS === undefined
       ? digitalOceanRateLimit
       : { qps: c.DO_API_RATE_LIMIT_QPS, burst: Math.max(1, Math.ceil(c.DO_API_RATE_LIMIT_QPS)) }) as RateLimit,
@@ -124,13 +168,8 @@ export async function readDigitalOceanConfig(
   });
   const warnings = withoutEffect
     .filter((name) => settings.has(name))
-    .map((name) => `${name} has no effect here: ${noEffectWhy(name)}`);
+    .map((name) => `${name} has no effect here: the manager serves health and metrics on --secure-port`);
   return { config: value, warnings };
-}
-
-function noEffectWhy(name: string): string {
-  if (name.startsWith("PUBLIC_ACCESS_FIREWALL")) return "the firewall controller is not part of this provider yet";
-  return "the manager serves health and metrics on --secure-port";
 }
 
 function isHttpUrl(value: string): boolean {

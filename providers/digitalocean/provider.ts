@@ -1,17 +1,23 @@
 /**
  * The digitalocean provider: DO CCM's environment in, a `CloudProvider` over the DigitalOcean API v2 out, with
- * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. Like DO CCM it has no cluster
- * ID of Kubernetes' kind (`hasClusterID` false). The factory calls no API: `doctor` asks `verifyAccess`, and the
- * start proves the token the same way, so a wrong one stops the manager naming DO_ACCESS_TOKEN.
+ * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. DO_CLUSTER_ID is optional, so
+ * `hasClusterID` is true: DO CCM's own main never asks, and its Deployment passes no `--allow-untagged-cloud`.
+ * The factory calls no API: `doctor` asks `verifyAccess`, and the start proves the token the same way, so a wrong
+ * one stops the manager naming DO_ACCESS_TOKEN. Both also settle the region (region.ts). With `PUBLIC_ACCESS_FIREWALL_NAME` the provider runs DO CCM's firewall controller.
  */
+import type { Sleep } from "../../kube/clock.ts";
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
 import { createDoClient } from "./api/client.ts";
 import { type DropletsApi, HttpDropletsApi } from "./api/droplets.ts";
+import { type FirewallsApi, HttpFirewallsApi } from "./api/firewalls.ts";
+import { HttpRegionsApi, type RegionsApi } from "./api/regions.ts";
 import { type DigitalOceanConfig, readDigitalOceanConfig } from "./config.ts";
+import { publicAccessFirewall } from "./firewall/controller.ts";
 import { createInstances } from "./instances.ts";
+import { resolveRegion } from "./region.ts";
 import { digitalOceanSettingDocs } from "./settings-reference.ts";
 
 export const digitalOceanProviderName = "digitalocean";
@@ -31,17 +37,31 @@ export const digitalocean = defineProvider({
   rateLimit: (config) => config.rateLimit,
   create(ctx) {
     const client = createDoClient({ ...ctx.http, token: ctx.settings.token, url: ctx.settings.apiUrl });
-    return digitalOceanProvider({ config: ctx.settings, droplets: new HttpDropletsApi(client) });
+    return digitalOceanProvider({
+      config: ctx.settings,
+      droplets: new HttpDropletsApi(client),
+      firewalls: new HttpFirewallsApi(client),
+      regions: new HttpRegionsApi(client),
+      clock: ctx.clock,
+      ...(ctx.http.fetch && { fetch: ctx.http.fetch }),
+    });
   },
 });
 
 export interface DigitalOceanParts {
   readonly config: DigitalOceanConfig;
   readonly droplets: DropletsApi;
+  readonly firewalls: FirewallsApi;
+  readonly regions: RegionsApi;
+  readonly clock: { readonly now: () => number; readonly sleep: Sleep };
+  /** For the metadata service; default the global one. */
+  readonly fetch?: typeof fetch;
 }
 
 export function digitalOceanProvider(parts: DigitalOceanParts) {
   const { config, droplets } = parts;
+  /** `REGION`, else the metadata service's answer once `initialize` asked it: where load balancers are made. */
+  let region = config.region;
 
   async function checkAccess(ctx: CallContext): Promise<void> {
     try {
@@ -55,14 +75,32 @@ export function digitalOceanProvider(parts: DigitalOceanParts) {
     }
   }
 
+  async function settleRegion(ctx: CallContext) {
+    const regionSources = { configured: config.region, metadataUrl: config.metadataUrl, regions: parts.regions };
+    return resolveRegion(ctx, { ...regionSources, ...(parts.fetch && { fetch: parts.fetch }) });
+  }
+
+  const firewall = config.firewall && {
+    ...config.firewall,
+    defaultLoadBalancerType: config.defaultLoadBalancerType,
+  };
+
   return {
     providerName: digitalOceanProviderName,
-    hasClusterID: () => false,
+    hasClusterID: () => true,
     async initialize(ctx: ProviderRuntime) {
       await checkAccess({ signal: ctx.signal });
-      ctx.logger.info(`digitalocean: instances at ${config.apiUrl}`);
+      const settled = await settleRegion({ signal: ctx.signal });
+      region = settled.region;
+      ctx.logger.info(`digitalocean: instances at ${config.apiUrl}, region ${region} (from ${settled.from})`);
     },
-    verifyAccess: checkAccess,
+    async verifyAccess(ctx: CallContext) {
+      await checkAccess(ctx);
+      await settleRegion(ctx);
+    },
+    controllers: firewall
+      ? [publicAccessFirewall({ api: parts.firewalls, settings: firewall, ...parts.clock })]
+      : undefined,
     instancesV2: createInstances(droplets),
     rateLimit: config.rateLimit,
   } satisfies CloudProvider;

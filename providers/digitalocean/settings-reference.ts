@@ -20,7 +20,13 @@ export const digitalOceanSettingDocs: readonly SettingDoc[] = [
     names: ["REGION"],
     default: "not set",
     meaning:
-      "load balancers (not in this version yet): the region slug (`nyc3`) new ones are made in. Unlike DO CCM, which asks the Droplet metadata service when it is not set, the region of the Service's first node's Droplet is used.",
+      "the region slug (`nyc3`) of the cluster, where new load balancers are made. Unset, the Droplet metadata service is asked at start, as DO CCM asks it; a manager outside DigitalOcean must set it. Either way it must be one of the account's regions (`GET /v2/regions`), or the start and `doctor` fail naming this variable.",
+  },
+  {
+    names: ["DO_METADATA_URL"],
+    default: "`http://169.254.169.254`",
+    meaning:
+      "ours, not DO CCM's: the Droplet metadata service's root, asked for `/metadata/v1/region` when `REGION` is not set (an emulator's, in tests)",
   },
   {
     names: ["DO_CLUSTER_ID"],
@@ -47,7 +53,8 @@ export const digitalOceanSettingDocs: readonly SettingDoc[] = [
   {
     names: ["PUBLIC_ACCESS_FIREWALL_NAME", "PUBLIC_ACCESS_FIREWALL_TAGS"],
     default: "not set",
-    meaning: "accepted, with a warning at start: the firewall controller is not part of this provider yet",
+    meaning:
+      "both or neither: the name of the firewall the provider keeps open for every NodePort (and network load balancer) Service's ports, and the comma-separated tags of the Droplets it applies to. Created when missing, put back when changed by hand, never deleted; no other firewall is touched. See [the firewall](#the-public-access-firewall).",
   },
   {
     names: ["DEBUG_ADDR", "METRICS_ADDR"],

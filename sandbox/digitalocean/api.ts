@@ -5,6 +5,9 @@
  * `too_many_requests`), injected latency and faults, then the endpoint. Every answer to an authenticated API call
  * carries the `ratelimit-*` headers and an `x-request-id` (the error envelope's `request_id`), and is counted by
  * its route pattern (`GET /v2/droplets/:id`).
+ *
+ * Beside them, unauthenticated as on a Droplet, the metadata service's `GET /metadata/v1/region` (a Droplet asks
+ * `http://169.254.169.254/metadata/v1/region`): the region as plain text, or 404 when none is set.
  */
 import type { ConsolaInstance } from "consola";
 import { type ControlDeps, controlEndpoints } from "./control.ts";
@@ -24,7 +27,11 @@ export interface DoApiDeps extends ControlDeps {
   readonly sleep: (ms: number) => Promise<void>;
   readonly now: () => number;
   readonly logger?: ConsolaInstance | undefined;
+  /** What `/metadata/v1/region` answers; `undefined` ⇒ 404. */
+  readonly metadataRegion?: string | undefined;
 }
+
+export const METADATA_REGION_PATH = "/metadata/v1/region";
 
 const apiEndpoints: readonly Endpoint[] = [
   ...dropletEndpoints,
@@ -39,6 +46,11 @@ export function createDoHandler(deps: DoApiDeps): (request: Request) => Promise<
   return async (request) => {
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
+    if (url.pathname === METADATA_REGION_PATH && method === "GET") {
+      return deps.metadataRegion
+        ? new Response(deps.metadataRegion, { headers: { "content-type": "text/plain" } })
+        : new Response("not found", { status: 404 });
+    }
     const requestId = deps.world.uuid();
     if (request.headers.get("authorization") !== `Bearer ${deps.token}`) {
       const e = new DoError("unauthorized", "Unable to authenticate you");

@@ -5,7 +5,8 @@
  *                                        [--lb-active-delay-ms 5000] [--rate-limit 5000]
  *
  * It prints `DIGITALOCEAN_API_URL=…` and `DIGITALOCEAN_ACCESS_TOKEN=…` and serves until SIGINT or SIGTERM.
- * `--droplets N` creates N active Droplets `node-1…` in the region, tagged `k8s`.
+ * `--droplets N` creates N active Droplets `node-1…` in the region, tagged `k8s`; the metadata service's
+ * `/metadata/v1/region` answers the region too.
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -40,6 +41,7 @@ function main(): void {
     port: whole("port", values.port, 0, 65535),
     lbActiveDelayMs: whole("lb-active-delay-ms", values["lb-active-delay-ms"], 5000, 3_600_000),
     rateLimit: { limit, perHour: limit },
+    metadataRegion: values.region ?? "nyc3",
   });
   const droplets = whole("droplets", values.droplets, 0, 10_000);
   for (let i = 1; i <= droplets; i++) {

@@ -60,6 +60,7 @@ describe("the restated examples fit their own facts", () => {
     ["certificate", facts.certificate],
     ["error", facts.error],
     ["account", facts.account],
+    ["region", facts.region],
   ])("%s", (_, schema) => {
     expect(breaches(schema.example as Record<string, unknown>, schema)).toEqual([]);
   });
@@ -106,6 +107,13 @@ describe("answers carry every required field with its documented type", () => {
     const lb = (await h.call("POST", "/load_balancers", lbBody())).body.load_balancer;
     expect(lb.health_check).toEqual(facts.healthCheck.defaults);
     expect(lb.sticky_sessions).toEqual(facts.stickySessions.defaults);
+  });
+
+  test("region, listed", async () => {
+    h = startHarness();
+    const { regions } = (await h.call("GET", "/regions")).body;
+    expect(regions.length).toBeGreaterThan(0);
+    for (const r of regions) expect(breaches(r, facts.region)).toEqual([]);
   });
 
   test("firewall, certificate, tag and account", async () => {

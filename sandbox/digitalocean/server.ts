@@ -31,11 +31,15 @@ export interface DoEmulatorOptions {
   /** Default DigitalOcean's: 5000 an hour. */
   readonly rateLimit?: RateLimitConfig;
   readonly logger?: ConsolaInstance;
+  /** What the metadata service's `/metadata/v1/region` answers, as on a Droplet there; default `nyc3`, `""` ⇒ 404. */
+  readonly metadataRegion?: string;
 }
 
 export interface DoEmulator {
   /** `http://127.0.0.1:<port>`: the API's base URL, under which the client adds `/v2/…`. */
   readonly endpoint: string;
+  /** `http://127.0.0.1:<port>`: also the metadata service's root (`DO_METADATA_URL`), serving `/metadata/v1/region`. */
+  readonly metadataUrl: string;
   /** `http://127.0.0.1:<port>/_emulator`: the control API. */
   readonly controlUrl: string;
   readonly token: string;
@@ -65,12 +69,14 @@ export function startDoEmulator(options: DoEmulatorOptions): DoEmulator {
     now,
     sleep: options.sleep ?? ((ms) => Bun.sleep(ms)),
     logger: options.logger,
+    metadataRegion: options.metadataRegion ?? "nyc3",
   });
   const server = Bun.serve({ hostname: options.hostname ?? "127.0.0.1", port: options.port ?? 0, fetch: handler });
   const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
   const base = `http://${host}:${server.port}`;
   return {
     endpoint: base,
+    metadataUrl: base,
     controlUrl: `${base}/_emulator`,
     token: options.token,
     world,

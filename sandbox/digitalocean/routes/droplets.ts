@@ -1,7 +1,8 @@
-/** `GET /v2/droplets` (`tag_name`, `name`, paged) and `GET /v2/droplets/:id`; and `GET /v2/account`. */
+/** `GET /v2/droplets` (`tag_name`, `name`, paged) and `GET /v2/droplets/:id`; `GET /v2/account` and `/v2/regions`. */
 import { DoError } from "../errors.ts";
 import { page } from "../listing.ts";
 import { dropletView, getDroplet, listDroplets } from "../state/droplets.ts";
+import { regions, regionView } from "../state/regions.ts";
 import { type Call, type Endpoint, json } from "./endpoint.ts";
 
 function idParam(call: Call): number {
@@ -28,6 +29,11 @@ export const dropletEndpoints: readonly Endpoint[] = [
     method: "GET",
     route: "/droplets/:id",
     handle: (call) => json({ droplet: dropletView(call.world, getDroplet(call.world, idParam(call))) }),
+  },
+  {
+    method: "GET",
+    route: "/regions",
+    handle: ({ url }) => json(page("regions", regions, url, (r) => regionView(r.slug))),
   },
   {
     method: "GET",

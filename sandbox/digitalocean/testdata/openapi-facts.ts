@@ -331,6 +331,20 @@ export const rateLimitHeaders = {
   hourly: 5000,
 } as const;
 
+/** `regions/models/region.yml`: every field required. */
+export const region: SchemaFacts = {
+  required: { name: "string", slug: "string", features: "array", available: "boolean", sizes: "array" },
+  optional: {},
+  enums: {},
+  example: {
+    name: "New York 3",
+    slug: "nyc3",
+    features: ["backups", "ipv6", "metadata"],
+    available: true,
+    sizes: ["s-1vcpu-1gb", "s-2vcpu-2gb"],
+  },
+};
+
 /** `account.yml`. */
 export const account: SchemaFacts = {
   required: {
