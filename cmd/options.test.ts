@@ -149,7 +149,11 @@ describe("buildOptions", () => {
     ],
     ["a node mask past IPv4's bits", ["--node-cidr-mask-size-ipv4=33"], "--node-cidr-mask-size-ipv4 must be"],
     ["a lock other than leases", ["--leader-elect-resource-lock=endpoints"], 'resourceLock value must be "leases"'],
-    ["an unknown webhook", ["--webhooks=foo"], '"foo" is not in the list of known webhooks'],
+    [
+      "one webhook file without the other",
+      ["--webhook-tls-cert-file=/etc/ccm/webhook.crt"],
+      "--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together",
+    ],
     [
       "a negative secure port",
       ["--secure-port=-1"],
