@@ -110,7 +110,6 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       }
     }
     let serving: Serving | undefined;
-    let webhooks: TlsListener | undefined;
     let term: RunningTerm | undefined;
     const lost = new AbortController();
     // Aborted with the `FatalError` that means the controllers cannot run: the process exits 1 naming it.
@@ -199,7 +198,13 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       }
     }
 
-    webhooks = await startWebhooks({ options, provider, logger, registry, now: clock.now }).catch((err: Error) => {
+    const webhooks: TlsListener | undefined = await startWebhooks({
+      options,
+      provider,
+      logger,
+      registry,
+      now: clock.now,
+    }).catch((err: Error) => {
       onFatal(new FatalError(`cannot serve the webhooks: ${err.message}`, { cause: err }));
       return undefined;
     });
