@@ -19,6 +19,11 @@ describe("parseArgv", () => {
     ["-v 3", ["-v", "3"], { v: "3" }],
     ["the last repeat wins", ["--cluster-name=a", "--cluster-name=b"], { "cluster-name": "b" }],
     ["a value may contain '='", ["--feature-gates=A=true"], { "feature-gates": "A=true" }],
+    [
+      "repeats of a map add up, as pflag's",
+      ["--feature-gates=A=true", "--feature-gates", "B=false"],
+      { "feature-gates": "A=true,B=false" },
+    ],
   ])("reads %s", (_name, argv, want) => {
     const parsed = parseArgv(argv);
     expect(Object.fromEntries(parsed.values)).toEqual(want);
