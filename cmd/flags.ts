@@ -229,7 +229,7 @@ export const FLAGS: readonly FlagDef[] = [
     "webhooks",
     "list",
     "",
-    "The provider's admission webhooks to serve: '*' all, 'foo' one, '-foo' not that one; empty serves none. Needs --feature-gates=CloudControllerManagerWebhook=true. The providers' webhook: service-annotations (hcloud, metal).",
+    "The provider's admission webhooks to serve: '*' all, 'foo' one, '-foo' not that one; empty serves none. Needs --feature-gates=CloudControllerManagerWebhook=true. The providers' webhook: service-annotations (hcloud, metal, sandbox), refusing a LoadBalancer Service with an invalid annotation.",
   ),
   flag("webhook", "webhook-bind-address", "string", "0.0.0.0", "Address to serve the webhooks on."),
   flag(
