@@ -6,7 +6,10 @@
 import { FLAGS_BY_NAME, type FlagDef } from "./flags.ts";
 
 export interface ParsedArgv {
-  /** Raw string values of the flags given, by flag name (the last one wins for repeated flags). */
+  /**
+   * Raw string values of the flags given, by flag name: the last one wins for repeated flags, except a map
+   * (`--feature-gates`), whose repeats add up as pflag's `MapStringBool` does, joined with commas.
+   */
   readonly values: Map<string, string>;
   readonly positionals: string[];
   readonly errors: string[];
@@ -18,6 +21,10 @@ const aliases = new Map<string, FlagDef>(
 
 export function parseArgv(argv: readonly string[], flags: ReadonlyMap<string, FlagDef> = FLAGS_BY_NAME): ParsedArgv {
   const values = new Map<string, string>();
+  const set = (def: FlagDef, value: string) => {
+    const before = values.get(def.name);
+    values.set(def.name, def.kind === "map" && before !== undefined ? `${before},${value}` : value);
+  };
   const positionals: string[] = [];
   const errors: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -40,13 +47,13 @@ export function parseArgv(argv: readonly string[], flags: ReadonlyMap<string, Fl
       continue;
     }
     if (inline !== undefined) {
-      values.set(def.name, inline);
+      set(def, inline);
     } else if (def.kind === "bool") {
       values.set(def.name, "true");
     } else if (def.name === "version") {
       values.set(def.name, "true");
     } else if (i + 1 < argv.length) {
-      values.set(def.name, argv[++i] as string);
+      set(def, argv[++i] as string);
     } else {
       errors.push(`flag needs an argument: --${def.name}`);
     }

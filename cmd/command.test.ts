@@ -30,7 +30,10 @@ async function run(argv: string[], tweak: Partial<CliInput> = {}): Promise<Run> 
     providerName: name,
     hasClusterID: () => clusterID,
   });
-  registry.register("acme", () => provider("acme"));
+  registry.register("acme", () => ({
+    ...provider("acme"),
+    webhooks: { "service-annotations": { type: "validating", description: "test", admit: () => ({ allowed: true }) } },
+  }));
   registry.register("untagged", () => provider("untagged", false));
   const result: Run = { code: -1, out: "", err: "", managed: undefined };
   result.code = await runCli({
@@ -98,6 +101,16 @@ describe("the command", () => {
     expect(r.managed?.provider.providerName).toBe("acme");
     expect(r.managed?.options.clusterName).toBe("prod");
     expect(r.managed?.options.controllers).toEqual(["*", "-node-route-controller"]);
+  });
+
+  test("refuses a webhook the provider does not declare, naming the ones it does", async () => {
+    const r = await run(["--cloud-provider=acme", "--webhooks=*,-service-annotations,nope"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      '--webhooks: "nope" is not in the list of known webhooks (this provider\'s: service-annotations)',
+    );
+    expect(r.err).not.toContain('"service-annotations" is not');
+    expect(r.managed).toBeUndefined();
   });
 
   test("refuses a provider without a cluster ID unless --allow-untagged-cloud", async () => {

@@ -9,6 +9,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
+import { selectWebhooks } from "../controllers/webhooks/index.ts";
 import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { createMetricsRegistry } from "../platform/metrics.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
@@ -172,6 +173,9 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     } catch (err) {
       problems.push(`Cloud provider could not be initialized: ${(err as Error).message}`);
     }
+    // upstream: options/webhook.go Validate, against the webhooks this provider declares.
+    if (provider)
+      problems.push(...selectWebhooks(options.webhooks, provider.webhooks).errors.map((e) => `--webhooks: ${e}`));
   }
   if (problems.length > 0 || !provider) {
     stderr(

@@ -57,7 +57,12 @@ export const FEATURE_GATES: readonly GateDef[] = [
     false,
     "The route controller reconciles when a node is added, removed or changes as routes depend on, rather than every --route-reconciliation-period.",
   ),
-  none("CloudControllerManagerWebhook", "ALPHA", false, "no webhooks exist (see --webhooks)."),
+  gate(
+    "CloudControllerManagerWebhook",
+    "ALPHA",
+    false,
+    "Serves the provider's admission webhooks that --webhooks enables on --webhook-secure-port.",
+  ),
   none(
     "ControllerManagerReleaseLeaderElectionLockOnExit",
     "ALPHA",

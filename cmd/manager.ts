@@ -25,9 +25,11 @@ import { leaderIdentity, runLeaderElection } from "../platform/leader-election.t
 import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
 import { type Serving, startServing } from "../platform/serving.ts";
 import { createTermFence, type TermFence } from "../platform/term-fence.ts";
+import type { TlsListener } from "../platform/tls-listener.ts";
 import { isCompositeProvider } from "../providers/composite/provider.ts";
 import type { RunManager } from "./command.ts";
 import { FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
+import { startWebhooks } from "./webhooks.ts";
 
 export type { Starters } from "./leadership-term.ts";
 
@@ -196,6 +198,17 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       }
     }
 
+    const webhooks: TlsListener | undefined = await startWebhooks({
+      options,
+      provider,
+      logger,
+      registry,
+      now: clock.now,
+    }).catch((err: Error) => {
+      onFatal(new FatalError(`cannot serve the webhooks: ${err.message}`, { cause: err }));
+      return undefined;
+    });
+
     await waitAborted(stop);
     const drained = term ? await stopTerm(term, clock, logger) : true;
     if (!drained) {
@@ -207,6 +220,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       logger.warn("the leader lease could not be released in time"),
     );
     await serving?.stop();
+    await webhooks?.stop();
     lifetime.abort();
     // The last line names why the process ends, so `journalctl -n1` or a pod's last log line says it.
     const cause = fatal.signal.aborted ? fatal.signal.reason : lost.signal.aborted ? lost.signal.reason : undefined;

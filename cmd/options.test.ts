@@ -19,6 +19,11 @@ describe("parseArgv", () => {
     ["-v 3", ["-v", "3"], { v: "3" }],
     ["the last repeat wins", ["--cluster-name=a", "--cluster-name=b"], { "cluster-name": "b" }],
     ["a value may contain '='", ["--feature-gates=A=true"], { "feature-gates": "A=true" }],
+    [
+      "repeats of a map add up, as pflag's",
+      ["--feature-gates=A=true", "--feature-gates", "B=false"],
+      { "feature-gates": "A=true,B=false" },
+    ],
   ])("reads %s", (_name, argv, want) => {
     const parsed = parseArgv(argv);
     expect(Object.fromEntries(parsed.values)).toEqual(want);
@@ -149,7 +154,11 @@ describe("buildOptions", () => {
     ],
     ["a node mask past IPv4's bits", ["--node-cidr-mask-size-ipv4=33"], "--node-cidr-mask-size-ipv4 must be"],
     ["a lock other than leases", ["--leader-elect-resource-lock=endpoints"], 'resourceLock value must be "leases"'],
-    ["an unknown webhook", ["--webhooks=foo"], '"foo" is not in the list of known webhooks'],
+    [
+      "one webhook file without the other",
+      ["--webhook-tls-cert-file=/etc/ccm/webhook.crt"],
+      "--webhook-tls-cert-file and --webhook-tls-private-key-file must be given together",
+    ],
     [
       "a negative secure port",
       ["--secure-port=-1"],

@@ -1,9 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateSelfSignedCert, loadServingCert, type SelfSignedOptions, ServingCertError } from "./self-signed.ts";
+import {
+  ensureCertInDir,
+  generateSelfSignedCert,
+  loadServingCert,
+  type SelfSignedOptions,
+  ServingCertError,
+} from "./self-signed.ts";
 
 const at = (iso: string) => () => Date.parse(iso);
 
@@ -207,5 +213,24 @@ describe("loading the serving certificate", () => {
     expect(await loadServingCert({ now: Date.now, ...files }).catch((e: unknown) => e)).toBeInstanceOf(
       ServingCertError,
     );
+  });
+});
+
+describe("a certificate kept in a folder (--webhook-cert-dir)", () => {
+  test("is generated there when missing, the key readable by its owner only, and kept on the next start", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cert-dir-test-"));
+    try {
+      const folder = join(dir, "certs");
+      const made = await ensureCertInDir({ dir: folder, pairName: "pair", now: Date.now });
+      expect(made).toEqual({ certFile: join(folder, "pair.crt"), keyFile: join(folder, "pair.key"), generated: true });
+      expect((await stat(made.keyFile)).mode & 0o777).toBe(0o600);
+      const cert = await Bun.file(made.certFile).text();
+      expect(new X509Certificate(cert).checkHost("localhost")).toBe("localhost");
+      const again = await ensureCertInDir({ dir: folder, pairName: "pair", now: Date.now });
+      expect(again.generated).toBeFalse();
+      expect(await Bun.file(again.certFile).text()).toBe(cert);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

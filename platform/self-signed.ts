@@ -1,12 +1,15 @@
 /**
  * The serving certificate: the operator's files (`--tls-cert-file`/`--tls-private-key-file`), or — as upstream does
  * when none are given — a self-signed certificate generated in memory at start for `localhost` and `127.0.0.1`
- * (subject `localhost@<unix seconds>`, one year). Nothing is written to disk.
+ * (subject `localhost@<unix seconds>`, one year). Nothing is written to disk, except by `ensureCertInDir`
+ * (`--webhook-cert-dir`).
  *
  * Generation uses WebCrypto (EC P-256, ECDSA with SHA-256) and `./x509.ts`; no X.509 package, which would cost
  * megabytes of resident code in the compiled executable for this one certificate.
  */
 
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { Now } from "../kube/clock.ts";
 import { parseIP } from "../net/ip.ts";
 import { pem, randomSerial, selfSignedServerCertificate } from "./x509.ts";
@@ -84,4 +87,32 @@ export const loadServingCert = async (options: {
     }
   };
   return { cert: await read(certFile, "certificate"), key: await read(keyFile, "private key"), selfSigned: false };
+};
+
+/**
+ * The pair in `dir` named `pairName` (`<pairName>.crt`, `<pairName>.key`), generated and written there when either is
+ * missing (upstream: apiserver's `SecureServingOptions.MaybeDefaultWithSelfSignedCerts` with a cert directory), so
+ * a restart keeps the certificate a `caBundle` was made from. The key is written readable by its owner only.
+ */
+export const ensureCertInDir = async (options: {
+  readonly dir: string;
+  readonly pairName: string;
+  readonly now: Now;
+}): Promise<{ readonly certFile: string; readonly keyFile: string; readonly generated: boolean }> => {
+  const certFile = join(options.dir, `${options.pairName}.crt`);
+  const keyFile = join(options.dir, `${options.pairName}.key`);
+  if ((await Bun.file(certFile).exists()) && (await Bun.file(keyFile).exists())) {
+    return { certFile, keyFile, generated: false };
+  }
+  const pair = await generateSelfSignedCert({ now: options.now });
+  try {
+    await mkdir(options.dir, { recursive: true, mode: 0o755 });
+    await writeFile(keyFile, pair.key, { mode: 0o600 });
+    await writeFile(certFile, pair.cert, { mode: 0o644 });
+  } catch (err) {
+    throw new ServingCertError(`cannot write a certificate to ${options.dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  return { certFile, keyFile, generated: true };
 };

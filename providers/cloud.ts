@@ -21,6 +21,7 @@ import type { Informer } from "../kube/informer.ts";
 import type { ConfigMap, LoadBalancerStatus, Node, NodeAddress, Secret, Service } from "../kube/objects.ts";
 import type { FieldPath } from "../kube/trim.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
+import type { AdmissionWebhook } from "./admission.ts";
 
 /** What every call receives besides its own arguments. */
 export interface CallContext {
@@ -71,6 +72,12 @@ export interface CloudProvider {
    * started; `plan` and `doctor` never run them. Optional.
    */
   readonly controllers?: readonly ProviderController[] | undefined;
+  /**
+   * Admission webhooks by name, served at `/<name>` on `--webhook-secure-port` when the `CloudControllerManagerWebhook`
+   * gate is on and `--webhooks` selects them (providers/admission.ts states a handler's contract). A name is
+   * lower-case letters, digits and inner dashes. Declared in `defineProvider`'s `webhooks`; absent ⇒ none.
+   */
+  readonly webhooks?: Readonly<Record<string, AdmissionWebhook>> | undefined;
 
   /**
    * A cheap read that proves the configuration and credentials work (e.g. list one machine). Used by the

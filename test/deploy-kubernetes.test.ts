@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { parseArgv } from "../cmd/argv.ts";
 import { buildOptions } from "../cmd/options.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK } from "../providers/kit/webhooks.ts";
 import { documentedOverlays, kustomize, localOverlay, noKubectl } from "./support/kustomize.ts";
 
 const DIR = resolve(import.meta.dir, "..", "deploy", "kubernetes");
@@ -223,5 +224,67 @@ describe.skipIf(noKubectl !== undefined).each(documented.map((o) => [o.where, o]
         await rm(dir, { recursive: true, force: true });
       }
     });
+  },
+);
+
+test.skipIf(noKubectl !== undefined)(
+  `the webhooks component serves what its configuration calls, after a provider's flags${noKubectl ? ` [skipped: ${noKubectl}]` : ""}`,
+  async () => {
+    const overlay = await mkdtemp(join(tmpdir(), "ccm-overlay-webhooks-"));
+    try {
+      const rel = (p: string) => relative(overlay, join(DIR, p));
+      const components = ["providers/hcloud", "webhooks", "webhooks/cert-manager"].map(rel).join(", ");
+      await writeFile(
+        join(overlay, "kustomization.yaml"),
+        `resources: [${rel("deployment")}]\ncomponents: [${components}]\n`,
+      );
+      const { code, stderr, docs } = kustomize(overlay);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      const find = (kind: string) => docs.find((d) => d.kind === kind);
+      const pod = find("Deployment").spec.template.spec;
+      const container = pod.containers[0];
+      const built = buildOptions(parseArgv(container.args).values);
+      if (!built.ok) throw new Error(built.errors.join("; "));
+      const { options } = built;
+      // hccm's component turns the port off; this one, listed after it, turns it on again.
+      expect(options.webhookSecurePort).toBe(10260);
+      expect(options.webhooks).toEqual(["*"]);
+      expect(options.featureGates.get("CloudControllerManagerWebhook")).toBe(true);
+      expect(options.featureGates.get("CloudControllerManagerWatchBasedRoutesReconciliation")).toBe(true);
+      const mount = container.volumeMounts.find((m: Doc) => m.name === "webhook-tls");
+      expect(options.webhookServing.certFile).toBe(`${mount.mountPath}/tls.crt`);
+      expect(options.webhookServing.keyFile).toBe(`${mount.mountPath}/tls.key`);
+      const secretName = pod.volumes.find((v: Doc) => v.name === "webhook-tls").secret.secretName;
+      expect(find("Certificate").spec.secretName).toBe(secretName);
+
+      const service = find("Service");
+      const configuration = find("ValidatingWebhookConfiguration");
+      const [webhook] = configuration.webhooks;
+      expect(webhook.failurePolicy).toBe("Ignore");
+      expect(webhook.rules).toEqual([
+        {
+          apiGroups: [""],
+          apiVersions: ["v1"],
+          operations: ["CREATE", "UPDATE"],
+          resources: ["services"],
+          scope: "Namespaced",
+        },
+      ]);
+      expect(webhook.clientConfig.service).toEqual({
+        name: service.metadata.name,
+        namespace: service.metadata.namespace,
+        path: `/${SERVICE_ANNOTATIONS_WEBHOOK}`,
+        port: service.spec.ports[0].port,
+      });
+      expect(service.spec.ports[0].targetPort).toBe(options.webhookSecurePort);
+      expect(container.ports).toContainEqual({ name: "webhook", containerPort: 10260, protocol: "TCP" });
+      expect(service.spec.selector).toEqual(find("Deployment").spec.selector.matchLabels);
+      expect(find("Certificate").spec.dnsNames).toContain(`${service.metadata.name}.kube-system.svc`);
+      expect(configuration.metadata.annotations["cert-manager.io/inject-ca-from"]).toBe(
+        `kube-system/${find("Certificate").metadata.name}`,
+      );
+    } finally {
+      await rm(overlay, { recursive: true, force: true });
+    }
   },
 );

@@ -11,8 +11,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgv } from "../cmd/argv.ts";
+import { buildOptions } from "../cmd/options.ts";
 import { helmBinary, noHelm } from "../scripts/lib/helm.ts";
 import { kustomize, noKubectl } from "./support/kustomize.ts";
 
@@ -87,10 +88,21 @@ async function rendered(values = "", chart = CHART): Promise<Record<string, Doc>
   return byKey(parse(r.stdout));
 }
 
-function kustomized(...dirs: string[]): Record<string, Doc> {
+/** Each directory kustomized; `dir+component+…` is the directory with those components (an overlay written here). */
+async function kustomized(...dirs: string[]): Promise<Record<string, Doc>> {
   const docs: Doc[] = [];
   for (const d of dirs) {
-    const k = kustomize(join(ROOT, d));
+    const [base = "", ...components] = d.split("+");
+    let where = join(ROOT, base);
+    if (components.length > 0) {
+      where = await mkdtemp(join(dir, "overlay-"));
+      const rel = (p: string) => relative(where, join(ROOT, p));
+      await writeFile(
+        join(where, "kustomization.yaml"),
+        `resources: [${rel(base)}]\ncomponents: [${components.map(rel).join(", ")}]\n`,
+      );
+    }
+    const k = kustomize(where);
     expect({ code: k.code, stderr: k.stderr }).toEqual({ code: 0, stderr: "" });
     docs.push(...k.docs.filter((x) => x));
   }
@@ -117,9 +129,15 @@ describe.skipIf(skip !== undefined)(`the chart${skipped}`, () => {
     ["default values", "", ["deploy/kubernetes/deployment"]],
     ["kind: DaemonSet", "kind: DaemonSet", ["deploy/kubernetes/daemonset"]],
     ["monitoring.enabled", "monitoring: { enabled: true }", ["deploy/kubernetes/deployment", "deploy/monitoring"]],
+    ["webhooks.enabled", "webhooks: { enabled: true }", ["deploy/kubernetes/deployment+deploy/kubernetes/webhooks"]],
+    [
+      "webhooks with cert-manager on a DaemonSet",
+      "{ kind: DaemonSet, webhooks: { enabled: true, certManager: { enabled: true } } }",
+      ["deploy/kubernetes/daemonset+deploy/kubernetes/webhooks+deploy/kubernetes/webhooks/cert-manager"],
+    ],
   ])("with %s renders the objects kustomize renders", async (_name, values, dirs) => {
     const helm = await rendered(values);
-    const kust = kustomized(...dirs);
+    const kust = await kustomized(...dirs);
     expect(Object.keys(helm).sort()).toEqual(Object.keys(kust).sort());
     for (const key of Object.keys(kust)) expect({ key, object: helm[key] }).toEqual({ key, object: kust[key] });
   });
@@ -129,7 +147,7 @@ describe.skipIf(skip !== undefined)(`the chart${skipped}`, () => {
     expect(packed.code).toBe(0);
     const archive = join(dir, "packaged", "cloud-controller-manager-1.2.3.tgz");
     const objects = await rendered("monitoring: { enabled: true }", archive);
-    expect(objects).toEqual(kustomized("deploy/kubernetes/deployment", "deploy/monitoring"));
+    expect(objects).toEqual(await kustomized("deploy/kubernetes/deployment", "deploy/monitoring"));
   });
 
   test("adds Helm's labels to each object's metadata, never to selectors or pods", async () => {
@@ -214,12 +232,28 @@ additionalTolerations:
     expect(pod.tolerations).toEqual([...defaults.tolerations, { key: "example.com/dedicated", operator: "Exists" }]);
   });
 
+  test("with webhooks.enabled its flags follow hccm's webhook-secure-port=0, and take the values' policy and CA", async () => {
+    const objects = await rendered(`
+args: { cloud-provider: hcloud, allow-untagged-cloud: "", webhook-secure-port: "0" }
+webhooks: { enabled: true, failurePolicy: Fail, caBundle: Q0EK, tlsSecretName: my-webhook-tls }
+`);
+    const pod = objects["Deployment/kube-system/cloud-controller-manager"].spec.template.spec;
+    const parsed = buildOptions(parseArgv(pod.containers[0].args).values);
+    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+    expect(parsed.options.webhookSecurePort).toBe(10260);
+    expect(pod.volumes.find((v: Doc) => v.name === "webhook-tls").secret.secretName).toBe("my-webhook-tls");
+    const [webhook] = objects["ValidatingWebhookConfiguration//cloud-controller-manager"].webhooks;
+    expect(webhook.failurePolicy).toBe("Fail");
+    expect(webhook.clientConfig.caBundle).toBe("Q0EK");
+  });
+
   test.each([
     ["a string for an integer", 'replicaCount: "two"', "at '/replicaCount': got string, want integer"],
     ["an unknown key", "replicas: 2", "additional properties 'replicas' not allowed"],
     ["a mistyped nested key", "image: { tga: v1 }", "at '/image': additional properties 'tga' not allowed"],
     ["a kind the chart has no template for", "kind: StatefulSet", "at '/kind'"],
     ["a flag without its dashes", "args: [v=4]", "at '/args/0'"],
+    ["a failure policy Kubernetes has not", "webhooks: { failurePolicy: Maybe }", "at '/webhooks/failurePolicy'"],
     ["a flag name that is none in the map form", "args: { Cloud_Provider: x }", "'Cloud_Provider' does not match"],
     ["an env entry with a mistyped key", "env: { A: { valu: x } }", "additional properties 'valu' not allowed"],
   ])("refuses %s at helm template, naming it", async (_name, values, message) => {

@@ -70,6 +70,15 @@ describe("composite provider", () => {
     expect(isCompositeProvider(lbs)).toBe(false);
   });
 
+  test("serves the webhooks of the part that serves its load balancers, and only those", () => {
+    const webhook = { type: "validating", description: "test", admit: () => ({ allowed: true }) } as const;
+    const lbs = Object.assign(fake("lbs"), { webhooks: { "service-annotations": webhook } });
+    const nodes = Object.assign(fake("nodes"), { webhooks: { "node-checks": webhook } });
+    const composite = createCompositeProvider({ loadBalancer: "lbs" }, [part(nodes), part(lbs)]);
+    expect(composite.webhooks).toEqual({ "service-annotations": webhook });
+    expect(createCompositeProvider({}, [part(nodes), part(lbs)]).webhooks).toBeUndefined();
+  });
+
   test("no instances when no part serves Nodes (the node controllers then do not run)", () => {
     expect(createCompositeProvider({}, [part(fake("a"), false)]).instancesV2).toBeUndefined();
   });

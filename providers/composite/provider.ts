@@ -149,6 +149,9 @@ export function createCompositeProvider(
     loadBalancer:
       lbPart?.provider.loadBalancer && gatedLoadBalancer(lbPart.provider.loadBalancer, stateOf(lbPart.name)),
     routes: routesPart?.provider.routes && gatedRoutes(routesPart.provider.routes, stateOf(routesPart.name)),
+    // The load-balancer part's webhooks (its Service annotations are the ones that matter here), answered as that
+    // part answers: admission needs no cloud call, so a degraded part still judges its annotations.
+    webhooks: lbPart?.provider.loadBalancer ? lbPart.provider.webhooks : undefined,
     rateLimit: combinedRateLimit(parts),
     /** Every part is checked, at once; the error names each failing part and its own message. */
     async verifyAccess(ctx) {

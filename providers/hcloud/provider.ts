@@ -22,6 +22,8 @@ import { CloudApiError } from "../kit/http/errors.ts";
 import type { RuntimeHandle } from "../kit/runtime-handle.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
 import { loggedWarnings } from "../kit/warning-events.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK, serviceAnnotationsWebhook } from "../kit/webhooks.ts";
+import { HcloudAnnotations } from "./annotations.ts";
 import { HcloudCertificates } from "./api/certificates.ts";
 import { createHcloudTransport, type HcloudTransport } from "./api/client.ts";
 import { HcloudLoadBalancers } from "./api/load-balancers.ts";
@@ -60,6 +62,8 @@ export const hcloud = defineProvider({
   rateLimit: (config) => config.rateLimit,
   // hccm's recorder's component, so its users' event queries keep matching.
   eventsComponent: hcloudEventsComponent,
+  // The settings only change defaults, never what a value may be, so the set with hccm's defaults judges them.
+  webhooks: { [SERVICE_ANNOTATIONS_WEBHOOK]: serviceAnnotationsWebhook((s) => HcloudAnnotations.read(s).problems) },
   create(ctx) {
     const config = ctx.settings;
     const transport = createHcloudTransport({

@@ -31,6 +31,7 @@ import type { RetryPolicy } from "./http/retry-policy.ts";
 import { createRuntimeHandle, type RuntimeHandle } from "./runtime-handle.ts";
 import { type ReadFile, readFileFromDiskUtf8 } from "./secret-file.ts";
 import type { ProviderSettings } from "./settings.ts";
+import { type ProviderWebhook, WEBHOOK_NAME } from "./webhooks.ts";
 
 /** What `create` receives. */
 export interface ProviderContext<S> {
@@ -75,6 +76,11 @@ export interface ProviderDeclaration<S, P extends ProviderParts> {
   readonly rateLimit?: RateLimit | ((settings: S) => RateLimit | undefined) | undefined;
   /** The `source.component` of the provider's Warning events; default `<name>-cloud-provider`. */
   readonly eventsComponent?: string;
+  /**
+   * Admission webhooks by name (`CloudProvider.webhooks`), each built from the provider `create` returned:
+   * `{ "acme-service-annotations": serviceAnnotationsWebhook((s) => AcmeAnnotations.read(s).problems) }`.
+   */
+  readonly webhooks?: Readonly<Record<string, ProviderWebhook>>;
   create(ctx: ProviderContext<S>): P | Promise<P>;
 }
 
@@ -98,6 +104,8 @@ export interface ProviderDefinition<S, P extends ProviderParts> {
   readonly settings: ProviderSettings<S>;
   /** The declared rate limit; `undefined` where it depends on the settings (then read `provider.rateLimit`). */
   readonly rateLimit: RateLimit | undefined;
+  /** The declared webhooks' names, sorted. */
+  readonly webhookNames: readonly string[];
   /** For `registerCloudProvider(definition.name, definition.factory)`. */
   readonly factory: ProviderFactory;
   /** The factory with test seams: what the registry builds, over an emulator. */
@@ -110,6 +118,14 @@ export function defineProvider<S, P extends ProviderParts>(
   declaration: ProviderDeclaration<S, P>,
 ): ProviderDefinition<S, P> {
   const { name } = declaration;
+  const webhooks = Object.entries(declaration.webhooks ?? {});
+  for (const [webhook] of webhooks) {
+    if (!WEBHOOK_NAME.test(webhook)) {
+      throw new Error(
+        `webhook name "${webhook}" of provider "${name}" is invalid: use lower-case letters, digits and inner dashes`,
+      );
+    }
+  }
   async function build(input: ProviderFactoryInput, seams: ProviderSeams = {}): Promise<P & CloudProvider> {
     const readFile = seams.readFile ?? input.readFile ?? readFileFromDiskUtf8;
     const { value: settings, warnings = [] } = await declaration.settings.read({
@@ -155,6 +171,7 @@ export function defineProvider<S, P extends ProviderParts>(
       name,
       rateLimit,
       warnings,
+      webhooks,
       attach: (rt) => runtime.attach(rt),
     });
   }
@@ -162,15 +179,16 @@ export function defineProvider<S, P extends ProviderParts>(
     name,
     settings: declaration.settings,
     rateLimit: typeof declaration.rateLimit === "function" ? undefined : declaration.rateLimit,
+    webhookNames: webhooks.map(([webhook]) => webhook).sort(),
     factory: (input) => build(input),
     build,
   };
 }
 
 /**
- * The provider the registry hands out: `create`'s object with the declaration's name and rate limit, and an
- * `initialize` that attaches the runtime handle (and says the settings' warnings) before the provider's own runs. A
- * class instance (the fake) keeps its identity: its `initialize` is wrapped in place.
+ * The provider the registry hands out: `create`'s object with the declaration's name, rate limit and webhooks (built
+ * from it), and an `initialize` that attaches the runtime handle (and says the settings' warnings) before the
+ * provider's own runs. A class instance (the fake) keeps its identity: its `initialize` is wrapped in place.
  */
 function finish<P extends ProviderParts>(
   parts: P,
@@ -178,6 +196,7 @@ function finish<P extends ProviderParts>(
     name: string;
     rateLimit: RateLimit | undefined;
     warnings: readonly string[];
+    webhooks: readonly (readonly [string, ProviderWebhook])[];
     attach: (rt: ProviderRuntime) => void;
   },
 ): P & CloudProvider {
@@ -193,15 +212,21 @@ function finish<P extends ProviderParts>(
     warned = true;
     await own?.(rt);
   }
+  const withWebhooks = (provider: P & CloudProvider): P & CloudProvider => {
+    if (d.webhooks.length === 0) return provider;
+    const built = Object.fromEntries(d.webhooks.map(([name, make]) => [name, make(provider)]));
+    Object.defineProperty(provider, "webhooks", { value: built, configurable: true, enumerable: true });
+    return provider;
+  };
   const proto = Object.getPrototypeOf(parts);
   if (proto !== Object.prototype && proto !== null) {
     Object.defineProperty(parts, "initialize", { value: initialize, configurable: true, writable: true });
-    return parts as P & CloudProvider;
+    return withWebhooks(parts as P & CloudProvider);
   }
-  return {
+  return withWebhooks({
     ...parts,
     providerName: d.name,
     rateLimit: "rateLimit" in parts ? parts.rateLimit : d.rateLimit,
     initialize,
-  } as P & CloudProvider;
+  } as P & CloudProvider);
 }

@@ -14,8 +14,10 @@ import type { ConfigMap } from "../../kube/objects.ts";
 import type { CloudProvider, ProviderRuntime, RateLimit } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { providerApiMetrics } from "../kit/metrics.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK, serviceAnnotationsWebhook } from "../kit/webhooks.ts";
 import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import { AddressBook } from "./address-book.ts";
+import { MetalServiceAnnotations } from "./annotations.ts";
 import { configuredPools, type MetalConfig, parseMetalConfig } from "./config.ts";
 import { type ConfigMapRef, watchConfigMap } from "./configmap-watch.ts";
 import { createInstances } from "./instances.ts";
@@ -59,6 +61,9 @@ export const metal = defineProvider({
     read: (input) => ({ value: parseMetalConfig(input.config, input.configSource) }),
   },
   rateLimit: metalRateLimit,
+  webhooks: {
+    [SERVICE_ANNOTATIONS_WEBHOOK]: serviceAnnotationsWebhook((s) => MetalServiceAnnotations.read(s).problems),
+  },
   // The provider's own Warning events say `metal-cloud-provider`, written per term (load-balancers.ts).
   create: (ctx) => metalProvider(ctx.settings, { metrics: ctx.metrics, logger: ctx.logger }),
 });

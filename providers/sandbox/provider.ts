@@ -5,7 +5,9 @@
 import { hostname } from "node:os";
 import type { CallContext, CloudProvider, LoadBalancerClasses, RateLimit } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK, serviceAnnotationsWebhook } from "../kit/webhooks.ts";
 import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
+import { SandboxAnnotations } from "./annotations.ts";
 import type { SandboxApi } from "./api/client.ts";
 import { SandboxHttpApi } from "./api/http.ts";
 import { sandboxSettings } from "./config.ts";
@@ -31,6 +33,10 @@ export const sandbox = defineProvider({
   name: sandboxProviderName,
   settings: sandboxSettings,
   rateLimit: sandboxRateLimit,
+  // `kubectl apply` of a LoadBalancer Service with an invalid annotation is refused at once, naming it (--webhooks).
+  webhooks: {
+    [SERVICE_ANNOTATIONS_WEBHOOK]: serviceAnnotationsWebhook((service) => SandboxAnnotations.read(service).problems),
+  },
   create(ctx) {
     const config = ctx.settings;
     const api = new SandboxHttpApi({

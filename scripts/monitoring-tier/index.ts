@@ -28,8 +28,6 @@ const tally = new Tally();
 
 /** Documented metrics no scenario here can give a series, and why: each is counted as a skip. */
 const NO_SCENARIO: Readonly<Record<string, string>> = {
-  cloud_provider_webhook_request_total: "no webhook exists yet (--webhooks has none to serve)",
-  cloud_provider_webhook_request_duration_seconds: "no webhook exists yet (--webhooks has none to serve)",
   event_recorder_dropped_events_total: "counted only when an event is dropped (a full queue or a failed write)",
 };
 
@@ -66,6 +64,7 @@ async function run(): Promise<void> {
   });
   const cloud = cloudApi(cluster.cloud.url, cluster.cloudToken);
   const port = freePort();
+  const webhookPort = freePort();
   let manager: RunningProcess | undefined;
   let prometheus: Prometheus | undefined;
   try {
@@ -76,9 +75,14 @@ async function run(): Promise<void> {
       "--controllers=*",
       // The node IPAM controller too, so its documented metrics have data.
       "--allocate-node-cidrs=true",
+      // And the sandbox provider's webhook, for the cloud_provider_webhook_* metrics.
+      "--feature-gates=CloudControllerManagerWebhook=true",
+      "--webhooks=*",
+      `--webhook-secure-port=${webhookPort}`,
+      "--webhook-bind-address=127.0.0.1",
     ]);
     prometheus = await startPrometheus({ port, token: "reader-token" });
-    const scenario = new Scenario(prometheus, cluster.client, cloud, manager);
+    const scenario = new Scenario(prometheus, cluster.client, cloud, manager, webhookPort);
     await scenario.all();
   } finally {
     if (manager) {
@@ -97,6 +101,7 @@ class Scenario {
     private readonly client: KubeClient,
     private readonly cloud: CloudApi,
     private readonly manager: RunningProcess,
+    private readonly webhookPort: number,
   ) {}
 
   async all(): Promise<void> {
@@ -196,6 +201,11 @@ class Scenario {
       },
     );
 
+    await tally.check(
+      "the service-annotations webhook refuses an invalid annotation and answers 400 to a non-review",
+      () => this.reviews(),
+    );
+
     // A write to the Lease by someone else: the leader's next optimistic renewal conflicts and takes the slow path.
     const lease = await this.client.get<Lease>(Resources.leases, "cloud-controller-manager", {
       namespace: "kube-system",
@@ -207,6 +217,39 @@ class Scenario {
     );
     await this.documentedMetricsHaveData();
     await this.dashboardQueriesRun();
+  }
+
+  /** Reviews posted to the webhook port as the API server would (the self-signed certificate is not checked here). */
+  async reviews(): Promise<true> {
+    const post = (body: string) =>
+      fetch(`https://127.0.0.1:${this.webhookPort}/service-annotations`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        tls: { rejectUnauthorized: false },
+        keepalive: false,
+      });
+    const service = lbService("annotated");
+    service.metadata = { ...service.metadata, annotations: { "sandbox.ccm.dev/load-balancer-algorithm": "fastest" } };
+    const review = {
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: "monitoring",
+        kind: { group: "", version: "v1", kind: "Service" },
+        operation: "CREATE",
+        object: service,
+      },
+    };
+    const answer = (await (await post(JSON.stringify(review))).json()) as { response: { allowed: boolean } };
+    if (answer.response.allowed) throw new Error("the webhook allowed an invalid algorithm");
+    const malformed = await post("{");
+    if (malformed.status !== 400) throw new Error(`a malformed review got HTTP ${malformed.status}, not 400`);
+    await this.until(
+      "both answers counted",
+      async () => ((await this.value(`count(cloud_provider_webhook_request_total{job="${JOB}"})`)) ?? 0) >= 2,
+    );
+    return true;
   }
 
   /** Every query of the Grafana dashboard, its job variable set, is valid PromQL here; most return data. */

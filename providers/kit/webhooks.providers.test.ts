@@ -1,0 +1,68 @@
+import { describe, expect, test } from "bun:test";
+import { Registry } from "prom-client";
+import type { Service } from "../../kube/objects.ts";
+import type { AdmissionRequest } from "../admission.ts";
+import type { CloudProvider } from "../cloud.ts";
+import { hcloud } from "../hcloud/provider.ts";
+import { metal } from "../metal/provider.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK } from "./webhooks.ts";
+
+// The shipped declarations, built as the command builds them (no cloud call is made), each handing its own
+// annotation set to the kit's Service-annotation webhook.
+const providers: [string, () => Promise<CloudProvider>, string, string][] = [
+  [
+    "hcloud",
+    () =>
+      hcloud.build(
+        {
+          env: { HCLOUD_TOKEN: "t".repeat(64), HCLOUD_ENDPOINT: "http://127.0.0.1:9/v1" },
+          config: undefined,
+          configSource: undefined,
+          metrics: new Registry(),
+        },
+        { retry: { maxRetries: 0 } },
+      ),
+    "load-balancer.hetzner.cloud/health-check-port",
+    "8080",
+  ],
+  [
+    "metal",
+    () =>
+      metal.build({
+        config: "loadBalancer:\n  global: { addresses: [192.0.2.0/24] }\n",
+        configSource: "test",
+        env: {},
+      }),
+    "kube-vip.io/loadbalancerIPs",
+    "192.0.2.10",
+  ],
+];
+
+const review = (annotations: Record<string, string>): AdmissionRequest => ({
+  uid: "u1",
+  kind: { group: "", version: "v1", kind: "Service" },
+  operation: "CREATE",
+  object: {
+    metadata: { name: "web", namespace: "default", annotations },
+    spec: { type: "LoadBalancer", ports: [{ port: 80 }] },
+  } satisfies Service,
+});
+
+describe.each(providers)("%s's Service-annotation webhook", (name, build, key, valid) => {
+  test("is declared under the shared name", async () => {
+    expect(Object.keys((await build()).webhooks ?? {})).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
+    expect((name === "hcloud" ? hcloud : metal).webhookNames).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
+  });
+
+  test("refuses an invalid value of the provider's annotation, naming it", async () => {
+    const webhook = (await build()).webhooks?.[SERVICE_ANNOTATIONS_WEBHOOK];
+    const verdict = webhook?.admit(review({ [key]: "banana" }));
+    expect(verdict?.allowed).toBe(false);
+    expect(verdict?.status?.message).toContain(`${key}="banana"`);
+  });
+
+  test("allows a valid value", async () => {
+    const webhook = (await build()).webhooks?.[SERVICE_ANNOTATIONS_WEBHOOK];
+    expect(webhook?.admit(review({ [key]: valid }))).toEqual({ allowed: true });
+  });
+});
