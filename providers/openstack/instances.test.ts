@@ -97,6 +97,18 @@ describe("openstack instances", () => {
     expect(metadata?.instanceType).toBe(flavor.id);
   });
 
+  test("a Nova older than 2.47 gets the calls again without a microversion, and the flavor's name by its ID", async () => {
+    await h.stop();
+    h = startHarness({ novaMaxMicroversion: [2, 46] });
+    const id = h.server({ name: "node-1", flavor: "m1.large" });
+    const i = await instances();
+    expect((await i.instanceMetadata(ctx, node("node-1", `openstack:///${id}`)))?.instanceType).toBe("m1.large");
+    expect((await i.instanceMetadata(ctx, node("node-1")))?.instanceType).toBe("m1.large");
+    // One refused call, then none: the microversion is dropped for good.
+    expect(h.emulator.calls.count("GET /compute/v2.1/servers/:id")).toBe(2);
+    expect(h.emulator.calls.count("GET /compute/v2.1/flavors/:id")).toBe(2);
+  });
+
   test("[Networking] selects and orders the addresses", async () => {
     h.server({ name: "node-1", networks: ["private", "private-v6"], floatingIP: true });
     const metadata = await (

@@ -11,7 +11,7 @@ import { cloudFailureKind } from "../kit/http/errors.ts";
 import type { ReadFile } from "../kit/secret-file.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
 import { createKeystoneClient, OpenStackService, openStackRateLimit } from "./api/client.ts";
-import { type ComputeApi, HttpComputeApi, NOVA_MICROVERSION } from "./api/compute.ts";
+import { type ComputeApi, HttpComputeApi } from "./api/compute.ts";
 import { KeystoneSession } from "./api/keystone.ts";
 import type { AuthOptions } from "./auth-options.ts";
 import { type OpenStackConfig, readOpenStackConfig } from "./config.ts";
@@ -43,14 +43,7 @@ export const openstack = defineProvider({
       now: ctx.clock.now,
     });
     const where = { interface: auth.interface, region: auth.region };
-    const nova = new OpenStackService({
-      ...tuning,
-      ...where,
-      session,
-      type: "compute",
-      name: "nova",
-      headers: { "openstack-api-version": NOVA_MICROVERSION },
-    });
+    const nova = new OpenStackService({ ...tuning, ...where, session, type: "compute", name: "nova" });
     const neutron = new OpenStackService({
       ...tuning,
       ...where,

@@ -2,8 +2,8 @@
  * Nova (Compute API v2.1): servers (list, detail, show) with `addresses`, status and availability zone, and
  * flavors. What the API reference documents and the emulator follows:
  *
- * - Microversions: `OpenStack-API-Version: compute X.Y` (or `X-OpenStack-Nova-API-Version`), 2.1 to 2.96, `latest`
- *   the highest; another is 406. The answer names the version used. From 2.47 a server's `flavor` embeds the
+ * - Microversions: `OpenStack-API-Version: compute X.Y` (or `X-OpenStack-Nova-API-Version`), 2.1 to 2.96 (or the
+ *   emulator's `novaMaxMicroversion`), `latest` the highest; another is 406. The answer names the version used. From 2.47 a server's `flavor` embeds the
  *   flavor (`original_name`, `vcpus`, …) instead of its `id` and `links`.
  * - Lists sort newest first (`created_at`, then `id`, descending); `limit` (at most 1000, Nova's `max_limit`) and
  *   `marker` page them, and a full page carries `servers_links` with `rel: next`. An unknown marker is 400.
@@ -14,12 +14,13 @@ import { type Call, type Endpoint, json } from "./server.ts";
 import type { Flavor, Server, World } from "./state.ts";
 
 const MIN = [2, 1] as const;
-const MAX = [2, 96] as const;
 const MAX_LIMIT = 1000;
 
 type Version = readonly [number, number];
 
-function versionOf(request: Request): Version {
+function versionOf(call: Call): Version {
+  const { request } = call;
+  const MAX = call.emulator.novaMaxMicroversion;
   const modern = request.headers.get("openstack-api-version");
   const legacy = request.headers.get("x-openstack-nova-api-version");
   const text = modern ? /^\s*compute\s+(\S+)\s*$/i.exec(modern)?.[1] : legacy?.trim();
@@ -28,7 +29,10 @@ function versionOf(request: Request): Version {
   const m = /^(\d+)\.(\d+)$/.exec(text);
   const v: Version = m ? [Number(m[1]), Number(m[2])] : [0, 0];
   if (!m || below(v, MIN) || below(MAX, v)) {
-    throw new OsError(406, `Version ${text} is not supported by the API. Minimum is 2.1 and maximum is 2.96.`);
+    throw new OsError(
+      406,
+      `Version ${text} is not supported by the API. Minimum is 2.1 and maximum is ${MAX[0]}.${MAX[1]}.`,
+    );
   }
   return v;
 }
@@ -182,7 +186,7 @@ function page(call: Call, detail: boolean) {
 
 function listServers(detail: boolean) {
   return (call: Call) => {
-    const v = versionOf(call.request);
+    const v = versionOf(call);
     const { items, links } = page(call, detail);
     const servers = items.map((s) =>
       detail
@@ -194,7 +198,7 @@ function listServers(detail: boolean) {
 }
 
 function showServer(call: Call): Response {
-  const v = versionOf(call.request);
+  const v = versionOf(call);
   const id = call.params.id ?? "";
   const server = call.world.servers.get(id);
   if (!server) throw new OsError(404, `Instance ${id} could not be found.`);
@@ -228,27 +232,21 @@ export const novaEndpoints: readonly Endpoint[] = [
     method: "GET",
     route: "/compute/v2.1/flavors",
     handle: (call) =>
-      answer(
-        { flavors: [...call.world.flavors.values()].map((f) => flavorBody(call, f, false)) },
-        versionOf(call.request),
-      ),
+      answer({ flavors: [...call.world.flavors.values()].map((f) => flavorBody(call, f, false)) }, versionOf(call)),
   },
   {
     service: "compute",
     method: "GET",
     route: "/compute/v2.1/flavors/detail",
     handle: (call) =>
-      answer(
-        { flavors: [...call.world.flavors.values()].map((f) => flavorBody(call, f, true)) },
-        versionOf(call.request),
-      ),
+      answer({ flavors: [...call.world.flavors.values()].map((f) => flavorBody(call, f, true)) }, versionOf(call)),
   },
   {
     service: "compute",
     method: "GET",
     route: "/compute/v2.1/flavors/:id",
     handle: (call) => {
-      const v = versionOf(call.request);
+      const v = versionOf(call);
       const flavor = call.world.flavors.get(call.params.id ?? "");
       if (!flavor) throw new OsError(404, `Flavor ${call.params.id} could not be found.`);
       return answer({ flavor: flavorBody(call, flavor, true) }, v);

@@ -51,6 +51,8 @@ export interface OpenStackEmulatorOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   readonly seed?: number;
   readonly random?: Random;
+  /** Nova's highest microversion, `[2, 96]` by default; `[2, 46]` plays a cloud older than Pike. */
+  readonly novaMaxMicroversion?: readonly [number, number];
   readonly logger?: ConsolaInstance;
 }
 
@@ -61,6 +63,7 @@ export interface OpenStackEmulator {
   readonly authUrl: string;
   readonly controlUrl: string;
   readonly region: string;
+  readonly novaMaxMicroversion: readonly [number, number];
   readonly world: World;
   readonly faults: Faults;
   readonly calls: CallCounter;
@@ -137,6 +140,7 @@ export function startOpenStackEmulator(options: OpenStackEmulatorOptions = {}): 
     authUrl: `${base}/identity/v3`,
     controlUrl: `${base}/_emulator`,
     region: options.region ?? "RegionOne",
+    novaMaxMicroversion: options.novaMaxMicroversion ?? [2, 96],
     world,
     faults,
     calls,

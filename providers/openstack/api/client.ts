@@ -69,7 +69,7 @@ export interface ServiceOptions extends TransportOptions {
   readonly region: string | undefined;
   /** Appended to the catalog's URL: Neutron's catalog URL has no version, its API is under `/v2.0`. */
   readonly suffix?: string;
-  /** Sent with every call: Nova's `OpenStack-API-Version`. */
+  /** Sent with every call: Nova's `OpenStack-API-Version`; `setHeaders` replaces them. */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -77,9 +77,16 @@ export interface ServiceOptions extends TransportOptions {
 export class OpenStackService {
   readonly #o: ServiceOptions;
   #client: { readonly base: string; readonly client: CloudApiClient } | undefined;
+  #headers: Readonly<Record<string, string>>;
 
   constructor(o: ServiceOptions) {
     this.#o = o;
+    this.#headers = o.headers ?? {};
+  }
+
+  /** The headers sent with every later call (a microversion the service refused, dropped). */
+  setHeaders(headers: Readonly<Record<string, string>>): void {
+    this.#headers = headers;
   }
 
   /** The service's URL as the catalog has it (and the suffix); asks Keystone for a token when there is none. */
@@ -110,12 +117,11 @@ export class OpenStackService {
     const base = `${endpointURL(token.catalog, this.#o)}${this.#o.suffix ?? ""}`;
     if (this.#client?.base === base) return this.#client;
     const session = this.#o.session;
-    const extra = this.#o.headers ?? {};
     const client = new CloudApiClient({
       ...clientOptions(this.#o),
       name: `openstack/${this.#o.name}`,
       baseUrl: base,
-      auth: () => ({ ...extra, "x-auth-token": session.current ?? "" }),
+      auth: () => ({ ...this.#headers, "x-auth-token": session.current ?? "" }),
     });
     this.#client = { base, client };
     return this.#client;

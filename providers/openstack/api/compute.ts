@@ -3,10 +3,14 @@
  * and the ports of servers. Schemas ask only for what the provider uses; unknown fields are ignored.
  *
  * Nova is asked at microversion 2.47, where a server's `flavor` carries the flavor's `original_name`, so the
- * instance type costs no call per server (OCCM, at 2.1, reads `GET /flavors/{id}` for each).
+ * instance type costs no call per server (OCCM, at 2.1, reads `GET /flavors/{id}` for each). A Nova older than
+ * 2.47 (before OpenStack Pike) answers 406: the call is made again without a microversion, as OCCM makes them all,
+ * and so are the later ones.
  */
 import * as v from "valibot";
 import type { CallContext } from "../../cloud.ts";
+import type { CloudRequest } from "../../kit/http/client.ts";
+import { CloudApiError } from "../../kit/http/errors.ts";
 import type { OpenStackService } from "./client.ts";
 
 /** `OpenStack-API-Version` for every Nova call. */
@@ -121,14 +125,28 @@ export interface ComputeApi {
 export class HttpComputeApi implements ComputeApi {
   readonly #nova: OpenStackService;
   readonly #neutron: OpenStackService;
+  #microversion = true;
 
   constructor(nova: OpenStackService, neutron: OpenStackService) {
     this.#nova = nova;
     this.#neutron = neutron;
+    nova.setHeaders({ "openstack-api-version": NOVA_MICROVERSION });
+  }
+
+  /** A Nova call; a 406 for the microversion drops it for this call and every later one. */
+  async #compute<S extends v.GenericSchema>(ctx: CallContext, req: CloudRequest<S> & { notFound?: boolean }) {
+    try {
+      return await this.#nova.request(ctx, req);
+    } catch (err) {
+      if (!(err instanceof CloudApiError) || err.status !== 406 || !this.#microversion) throw err;
+      this.#microversion = false;
+      this.#nova.setHeaders({});
+      return await this.#nova.request(ctx, req);
+    }
   }
 
   async getServer(ctx: CallContext, id: string): Promise<Server | undefined> {
-    const answer = await this.#nova.request(ctx, {
+    const answer = await this.#compute(ctx, {
       operation: "getServer",
       method: "GET",
       path: `/servers/${encodeURIComponent(id)}`,
@@ -150,7 +168,7 @@ export class HttpComputeApi implements ComputeApi {
     const out: Server[] = [];
     let marker: string | undefined;
     for (;;) {
-      const answer = await this.#nova.request(ctx, {
+      const answer = await this.#compute(ctx, {
         operation,
         method: "GET",
         path: "/servers/detail",
@@ -166,7 +184,7 @@ export class HttpComputeApi implements ComputeApi {
   }
 
   async getFlavor(ctx: CallContext, id: string): Promise<{ id: string; name: string } | undefined> {
-    const answer = await this.#nova.request(ctx, {
+    const answer = await this.#compute(ctx, {
       operation: "getFlavor",
       method: "GET",
       path: `/flavors/${encodeURIComponent(id)}`,
@@ -177,7 +195,7 @@ export class HttpComputeApi implements ComputeApi {
   }
 
   async listFlavors(ctx: CallContext): Promise<{ id: string; name: string }[]> {
-    const answer = await this.#nova.request(ctx, {
+    const answer = await this.#compute(ctx, {
       operation: "listFlavors",
       method: "GET",
       path: "/flavors",
