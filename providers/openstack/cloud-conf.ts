@@ -42,7 +42,8 @@ export interface CloudConfRead {
   readonly issues: readonly ConfigIssue[];
 }
 
-const SECTION_LINE = /^\s*\[(.*)\]\s*$/;
+/** A section line as gcfg reads it: indented or not, with or without a comment after it. */
+const SECTION_LINE = /^\s*\[([^\]]*)\]\s*(?:[;#].*)?$/;
 const SUBSECTION = /^\s*([A-Za-z][A-Za-z0-9.-]*)\s+"((?:[^"\\]|\\.)*)"\s*$/;
 const KEY = /^[A-Za-z][A-Za-z0-9-]*$/;
 
@@ -50,10 +51,13 @@ const KEY = /^[A-Za-z][A-Za-z0-9-]*$/;
 export function readCloudConf(text: string, shape: CloudConfShape): CloudConfRead {
   const issues: ConfigIssue[] = [];
   lint(text, issues);
-  // Dots in a section line would make `ini` nest sections (`[a.b]`); gcfg has no such nesting.
+  // `ini` reads a section line only unindented and without a comment, and nests `[a.b]` in `[a]`; gcfg does neither.
   const escaped = text
     .split(/\r?\n/)
-    .map((line) => (SECTION_LINE.test(line) ? line.replaceAll(".", "\\.") : line))
+    .map((line) => {
+      const header = SECTION_LINE.exec(line);
+      return header ? `[${(header[1] ?? "").replaceAll(".", "\\.")}]` : line;
+    })
     .join("\n");
   const parsed = parse(escaped, { bracketedArray: false }) as Record<string, unknown>;
 

@@ -130,6 +130,14 @@ tenant-name = p
     expect(config.auth.project).toEqual({ name: "p", domain: { name: "D" } });
   });
 
+  test("an indented section line, or one with a comment after it, is a section as in gcfg", async () => {
+    const { config } = await read(`${PASSWORD_CONF}
+  [Networking] ; the node networks
+public-network-name = ext
+`);
+    expect(config.networking.publicNetworkNames).toEqual(["ext"]);
+  });
+
   test("reads [Networking], repeated network names, and OS_CCM_REGIONAL", async () => {
     const { config } = await read(
       `${PASSWORD_CONF}
