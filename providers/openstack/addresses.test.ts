@@ -31,6 +31,7 @@ const port = (fixedIPs: string[], status = "ACTIVE"): Port => ({
   deviceID: "s-1",
   networkID: "n",
   fixedIPs,
+  subPortIDs: [],
 });
 const internal = (address: string): NodeAddress => ({ type: "InternalIP", address });
 const external = (address: string): NodeAddress => ({ type: "ExternalIP", address });
@@ -99,6 +100,25 @@ describe("a server's node addresses, as OCCM chooses them", () => {
     ],
   ])("%s", (_, s, ports, o, want) => {
     expect(nodeAddresses(s, ports, o)).toEqual(want);
+  });
+
+  test("trunk sub-ports' addresses join their network's, as fixed ones, under the same selection", () => {
+    const s = server({ addresses: { private: [{ addr: "10.0.0.5", type: "fixed" }] } });
+    const subPorts = { "vlan-100": ["172.16.100.5"], private: ["10.0.0.77"], "vlan-v6": ["fd01::5"] };
+    expect(nodeAddresses(s, [port(["10.0.0.5"])], options(), subPorts)).toEqual([
+      internal("10.0.0.5"),
+      internal("10.0.0.77"),
+      internal("172.16.100.5"),
+      internal("fd01::5"),
+    ]);
+    expect(
+      nodeAddresses(
+        s,
+        [port(["10.0.0.5"])],
+        options({ ipv6SupportDisabled: true, publicNetworkNames: ["vlan-100"] }),
+        subPorts,
+      ),
+    ).toEqual([internal("10.0.0.5"), internal("10.0.0.77"), external("172.16.100.5")]);
   });
 });
 

@@ -10,10 +10,10 @@
  *    is InternalIP when `internal-network-name` is unset or names that network, else it is dropped (from the
  *    ports' too).
  *
- * An address is listed once per type. `ipv6-support-disabled` leaves out every IPv6 address. With
- * `address-sort-order`, addresses inside its CIDRs move ahead, the first CIDR's first, ascending inside each; the
- * rest keep their order. The addresses of trunk subports, which OCCM adds with two calls per subport, are not
- * read yet.
+ * The fixed IPs of trunk sub-ports (`subPorts`: network name → addresses, read by the caller) join Nova's
+ * addresses of their network, as fixed ones. An address is listed once per type. `ipv6-support-disabled` leaves out
+ * every IPv6 address. With `address-sort-order`, addresses inside its CIDRs move ahead, the first CIDR's first,
+ * ascending inside each; the rest keep their order.
  */
 import type { NodeAddress } from "../../kube/objects.ts";
 import { cidrContains, parseCIDR } from "../../net/cidr.ts";
@@ -28,7 +28,12 @@ export interface NetworkingOptions {
   readonly addressSortOrder: readonly string[];
 }
 
-export function nodeAddresses(server: Server, ports: readonly Port[], o: NetworkingOptions): NodeAddress[] {
+export function nodeAddresses(
+  server: Server,
+  ports: readonly Port[],
+  o: NetworkingOptions,
+  subPorts: Readonly<Record<string, readonly string[]>> = {},
+): NodeAddress[] {
   const out: NodeAddress[] = [];
   const allowed = (address: string) => !(o.ipv6SupportDisabled && isIPv6(address));
   const add = (type: NodeAddress["type"], address: string) => {
@@ -46,8 +51,14 @@ export function nodeAddresses(server: Server, ports: readonly Port[], o: Network
   if (server.accessIPv6 !== "" && !o.ipv6SupportDisabled) add("ExternalIP", server.accessIPv6);
   if (server.hostname !== "") add("Hostname", server.hostname);
 
-  for (const network of Object.keys(server.addresses).sort()) {
-    for (const { addr, type } of server.addresses[network] ?? []) {
+  const byNetwork: Record<string, { readonly addr: string; readonly type: string }[]> = {};
+  for (const [network, list] of Object.entries(server.addresses)) byNetwork[network] = [...list];
+  for (const [network, list] of Object.entries(subPorts)) {
+    const fixed = list.filter(allowed).map((addr) => ({ addr, type: "fixed" }));
+    byNetwork[network] = [...(byNetwork[network] ?? []), ...fixed];
+  }
+  for (const network of Object.keys(byNetwork).sort()) {
+    for (const { addr, type } of byNetwork[network] ?? []) {
       let kind: NodeAddress["type"];
       if (type === "floating") kind = "ExternalIP";
       else if (o.publicNetworkNames.includes(network)) {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Node } from "../../kube/objects.ts";
-import { addFlavor } from "../../sandbox/openstack/state.ts";
+import { addFlavor, addNetwork, addTrunk } from "../../sandbox/openstack/state.ts";
 import { type Harness, startHarness } from "../../sandbox/openstack/testing.ts";
 import { InstanceNotFoundError } from "../errors.ts";
 import { isLabelValue, sanitizeLabel } from "./instances.ts";
@@ -107,6 +107,22 @@ describe("openstack instances", () => {
     // One refused call, then none: the microversion is dropped for good.
     expect(h.emulator.calls.count("GET /compute/v2.1/servers/:id")).toBe(2);
     expect(h.emulator.calls.count("GET /compute/v2.1/flavors/:id")).toBe(2);
+  });
+
+  test("a trunk's sub-ports add their addresses on their networks; one that is gone is left out", async () => {
+    addNetwork(h.emulator.world, { name: "vlan-100", prefix: "172.16.100." });
+    const id = h.server({ name: "node-1" });
+    const [sub] = addTrunk(h.emulator.world, id, ["vlan-100", "vlan-100"]);
+    const i = await instances();
+    const metadata = await i.instanceMetadata(ctx, node("node-1", `openstack:///${id}`));
+    expect(metadata?.nodeAddresses).toEqual([
+      { type: "InternalIP", address: "10.0.0.10" },
+      { type: "InternalIP", address: "172.16.100.10" },
+      { type: "InternalIP", address: "172.16.100.11" },
+    ]);
+    h.emulator.world.ports.delete(sub?.id ?? "");
+    const after = await i.instanceMetadata(ctx, node("node-1", `openstack:///${id}`));
+    expect(after?.nodeAddresses.map((a) => a.address)).toEqual(["10.0.0.10", "172.16.100.11"]);
   });
 
   test("[Networking] selects and orders the addresses", async () => {

@@ -10,7 +10,9 @@
  * - Instance type: the flavor's name (`original_name`, or `GET /flavors/{id}` before microversion 2.47), or its
  *   ID when the name is no valid label value; zone: the server's availability zone, made a valid label
  *   (`util.SanitizeLabel`); region: `[Global] region`.
- * - Addresses: addresses.ts, from the server and its Neutron ports (`GET /v2.0/ports?device_id=`).
+ * - Addresses: addresses.ts, from the server and its Neutron ports (`GET /v2.0/ports?device_id=`), and a trunk's
+ *   sub-ports (`GET /v2.0/ports/{id}` and its network, two calls per sub-port as OCCM makes them; one that cannot
+ *   be read is left out and logged, as OCCM does).
  *
  * The bulk form reads every server (pages of 1000) and every port in two listings instead of two calls per Node.
  */
@@ -28,6 +30,8 @@ export interface InstancesOptions {
   readonly region: string | undefined;
   /** `OS_CCM_REGIONAL=true`: provider IDs name the region. */
   readonly regionalProviderIDs: boolean;
+  /** Where a trunk sub-port that cannot be read is reported. */
+  readonly logger?: { warn(message: string): void } | undefined;
 }
 
 type Found = { readonly server: Server } | { readonly gone: string };
@@ -86,12 +90,31 @@ export function createInstances(o: InstancesOptions) {
     throw new Error(`server ${server.id} has no flavor whose name or ID can be its instance type`);
   }
 
+  /** Network name → the fixed IPs of the trunk sub-ports of `ports` (OCCM's `nodeAddresses` subport loop). */
+  async function subPortAddresses(ctx: CallContext, ports: readonly Port[]): Promise<Record<string, string[]>> {
+    const out: Record<string, string[]> = {};
+    for (const id of ports.flatMap((p) => p.subPortIDs)) {
+      try {
+        const sub = await compute.getPort(ctx, id);
+        const network = sub && (await compute.networkName(ctx, sub.networkID));
+        if (!sub || network === undefined) throw new Error(sub ? `its network ${sub.networkID} is gone` : "it is gone");
+        out[network] = [...(out[network] ?? []), ...sub.fixedIPs];
+      } catch (err) {
+        o.logger?.warn(
+          `openstack/instances: trunk sub-port ${id} left out of the addresses: ${(err as Error).message}`,
+        );
+      }
+    }
+    return out;
+  }
+
   async function metadata(ctx: CallContext, server: Server, ports?: readonly Port[]): Promise<InstanceMetadata> {
     const attached = ports ?? (await compute.listPorts(ctx, server.id));
+    const subPorts = await subPortAddresses(ctx, attached);
     return {
       providerID: formatProviderID(server.id, o.regionalProviderIDs ? o.region : undefined),
       instanceType: await instanceType(ctx, server),
-      nodeAddresses: nodeAddresses(server, attached, o.networking),
+      nodeAddresses: nodeAddresses(server, attached, o.networking, subPorts),
       zone: sanitizeLabel(server.availabilityZone),
       region: o.region ?? "",
     };

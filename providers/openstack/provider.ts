@@ -58,6 +58,7 @@ export const openstack = defineProvider({
       keystone: session,
       nova,
       neutron,
+      logger: ctx.logger,
     });
   },
 });
@@ -91,6 +92,7 @@ export interface OpenStackParts {
   /** For `verifyAccess`: each must be in the token's catalog. */
   readonly nova: { baseUrl(ctx: CallContext): Promise<string> };
   readonly neutron: { baseUrl(ctx: CallContext): Promise<string> };
+  readonly logger?: { warn(message: string): void };
 }
 
 export function openStackProvider(parts: OpenStackParts) {
@@ -128,6 +130,7 @@ export function openStackProvider(parts: OpenStackParts) {
       networking: config.networking,
       region: config.auth.region,
       regionalProviderIDs: config.regionalProviderIDs,
+      logger: parts.logger,
     }),
   } satisfies Omit<CloudProvider, "rateLimit">;
 }

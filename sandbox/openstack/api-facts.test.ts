@@ -4,6 +4,7 @@
  * page as documented.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { addTrunk } from "./state.ts";
 import type { Facts, FieldType } from "./testdata/api-facts.ts";
 import * as facts from "./testdata/api-facts.ts";
 import { type Harness, passwordAuth, startHarness } from "./testing.ts";
@@ -156,6 +157,18 @@ describe("Neutron", () => {
       for (const f of p.fixed_ips) expect(breaches(f, facts.fixedIP)).toEqual([]);
       expect(p.device_id).toBe(id);
     }
+  });
+
+  test("a trunk's parent port carries trunk_details with its sub-ports", async () => {
+    const id = h.server({ name: "node-1" });
+    const [sub] = addTrunk(h.emulator.world, id, ["private-v6"]);
+    const res = await h.call("GET", `/networking/v2.0/ports?device_id=${id}`);
+    const details = res.body.ports[0].trunk_details;
+    expect(breaches(details, facts.trunkDetails)).toEqual([]);
+    for (const sp of details.sub_ports) expect(breaches(sp, facts.subPort)).toEqual([]);
+    expect(details.sub_ports[0].port_id).toBe(sub?.id);
+    const shown = await h.call("GET", `/networking/v2.0/ports/${sub?.id}`);
+    expect(breaches(shown.body.port, facts.port)).toEqual([]);
   });
 
   test("an unknown port is 404 in Neutron's envelope, typed PortNotFound", async () => {

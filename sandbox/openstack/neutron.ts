@@ -1,5 +1,5 @@
 /**
- * Neutron (Networking API v2.0): ports and networks, read-only. Ports filter by `device_id`, `network_id` and
+ * Neutron (Networking API v2.0): ports and networks, read-only; a trunk's parent port carries `trunk_details`. Ports filter by `device_id`, `network_id` and
  * `status`; with `limit` a full page carries `ports_links` with `rel: next` and its `marker`, as Neutron's native
  * pagination does. An unknown port is 404 `PortNotFound`, an unknown network 404 `NetworkNotFound`.
  */
@@ -23,7 +23,7 @@ function portBody(call: Call, p: Port) {
     admin_state_up: true,
     status: p.status,
     device_id: p.deviceID,
-    device_owner: p.deviceID === "" ? "" : "compute:nova",
+    device_owner: p.deviceID === "" ? "" : p.deviceID.startsWith("trunk-") ? "trunk:subport" : "compute:nova",
     fixed_ips: p.fixedIPs.map((ip_address) => ({ subnet_id: network?.subnetID ?? "", ip_address })),
     allowed_address_pairs: [],
     extra_dhcp_opts: [],
@@ -35,6 +35,17 @@ function portBody(call: Call, p: Port) {
     created_at: at,
     updated_at: at,
     revision_number: 1,
+    ...(p.subPorts && {
+      trunk_details: {
+        trunk_id: `trunk-${p.id}`,
+        sub_ports: p.subPorts.map((id, i) => ({
+          port_id: id,
+          segmentation_type: "vlan",
+          segmentation_id: 100 + i,
+          mac_address: p.macAddress,
+        })),
+      },
+    }),
   };
 }
 

@@ -66,6 +66,8 @@ export interface Port {
   status: "ACTIVE" | "DOWN" | "BUILD";
   readonly macAddress: string;
   readonly fixedIPs: string[];
+  /** A trunk's parent port: the IDs of its sub-ports (`trunk_details.sub_ports`), VLANs from 100 up. */
+  readonly subPorts?: string[];
 }
 
 export interface Server {
@@ -227,6 +229,30 @@ export function createServer(world: World, spec: ServerSpec): Server {
   }
   world.servers.set(server.id, server);
   return server;
+}
+
+/**
+ * Makes the server's first port a trunk with one sub-port on each of `networks`, as Neutron's trunk extension
+ * does; a sub-port's `device_id` is the trunk's, not the server's. Returns the sub-ports.
+ */
+export function addTrunk(world: World, serverID: string, networks: readonly string[]): Port[] {
+  const parent = [...world.ports.values()].find((p) => p.deviceID === serverID);
+  if (!parent) throw new Error(`server ${serverID} has no port to make a trunk of`);
+  const subs = networks.map((name) => {
+    const network = networkNamed(world, name);
+    const port: Port = {
+      id: world.uuid(),
+      networkID: network.id,
+      deviceID: `trunk-${parent.id}`,
+      status: "ACTIVE",
+      macAddress: parent.macAddress,
+      fixedIPs: [nextAddress(network)],
+    };
+    world.ports.set(port.id, port);
+    return port;
+  });
+  world.ports.set(parent.id, { ...parent, subPorts: [...(parent.subPorts ?? []), ...subs.map((p) => p.id)] });
+  return subs;
 }
 
 /** Deletes a server and its ports, as Nova does with the ports it made. */

@@ -84,6 +84,9 @@ const portSchema = v.pipe(
     device_id: v.optional(v.string(), ""),
     network_id: v.optional(v.string(), ""),
     fixed_ips: v.optional(v.array(v.object({ ip_address: v.string() })), []),
+    trunk_details: v.optional(
+      v.nullable(v.object({ sub_ports: v.optional(v.array(v.object({ port_id: v.string() })), []) })),
+    ),
   }),
   v.transform(
     (p): Port => ({
@@ -92,6 +95,7 @@ const portSchema = v.pipe(
       deviceID: p.device_id,
       networkID: p.network_id,
       fixedIPs: p.fixed_ips.map((f) => f.ip_address),
+      subPortIDs: (p.trunk_details?.sub_ports ?? []).map((sp) => sp.port_id),
     }),
   ),
 );
@@ -103,6 +107,8 @@ export interface Port {
   readonly deviceID: string;
   readonly networkID: string;
   readonly fixedIPs: readonly string[];
+  /** A trunk's parent port: its sub-ports (`trunk_details.sub_ports`). */
+  readonly subPortIDs: readonly string[];
 }
 
 const links = v.optional(v.array(v.object({ rel: v.string(), href: v.string() })), []);
@@ -120,6 +126,10 @@ export interface ComputeApi {
   listFlavors(ctx: CallContext): Promise<{ id: string; name: string }[]>;
   /** The ports of one server (`device_id`), or of every server when `deviceID` is undefined. */
   listPorts(ctx: CallContext, deviceID?: string): Promise<Port[]>;
+  /** One port (a trunk's sub-port), or `undefined` when Neutron has none of that ID. */
+  getPort(ctx: CallContext, id: string): Promise<Port | undefined>;
+  /** A network's name, or `undefined` when Neutron has none of that ID. */
+  networkName(ctx: CallContext, id: string): Promise<string | undefined>;
 }
 
 export class HttpComputeApi implements ComputeApi {
@@ -220,6 +230,28 @@ export class HttpComputeApi implements ComputeApi {
       if (next === undefined || answer.ports.length === 0 || next === marker) return out;
       marker = next;
     }
+  }
+
+  async getPort(ctx: CallContext, id: string): Promise<Port | undefined> {
+    const answer = await this.#neutron.request(ctx, {
+      operation: "getPort",
+      method: "GET",
+      path: `/ports/${encodeURIComponent(id)}`,
+      answer: v.object({ port: portSchema }),
+      notFound: true,
+    });
+    return answer?.port;
+  }
+
+  async networkName(ctx: CallContext, id: string): Promise<string | undefined> {
+    const answer = await this.#neutron.request(ctx, {
+      operation: "getNetwork",
+      method: "GET",
+      path: `/networks/${encodeURIComponent(id)}`,
+      answer: v.object({ network: v.object({ name: v.string() }) }),
+      notFound: true,
+    });
+    return answer?.network.name;
   }
 }
 

@@ -2,7 +2,7 @@
  * Facts from the published OpenStack API reference, restated by hand: the Identity API v3 ("Authentication and
  * token management": password authentication with scoped authorization, authenticating with an application
  * credential), the Compute API v2.1 ("Servers", "List Servers Detailed", "Show Server Details", "Flavors", and the
- * microversion history for 2.47), and the Networking API v2.0 ("Ports"). For each answer: the fields the reference
+ * microversion history for 2.47), and the Networking API v2.0 ("Ports", and the trunk details extension). For each answer: the fields the reference
  * lists as always present with their types, enums, and the shape of errors and of pagination links. No file of
  * the reference is copied; the emulator's tests check its answers against these facts.
  */
@@ -160,6 +160,13 @@ export const port: Facts = {
     revision_number: "integer",
   },
   enums: { status: ["ACTIVE", "DOWN", "BUILD", "ERROR", "N/A"] },
+};
+
+/** `port.trunk_details` (the `trunk-details` extension) on a trunk's parent port, and its `sub_ports[]`. */
+export const trunkDetails: Facts = { required: { trunk_id: "string", sub_ports: "array" } };
+export const subPort: Facts = {
+  required: { port_id: "string", segmentation_type: "string", segmentation_id: "integer", mac_address: "string" },
+  enums: { segmentation_type: ["vlan", "inherit"] },
 };
 
 /** `port.fixed_ips[]`. */
