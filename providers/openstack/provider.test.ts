@@ -55,6 +55,13 @@ describe("the openstack provider", () => {
     );
   });
 
+  test("credentials written into auth-url are never shown", async () => {
+    const conf = passwordConf(h).replace(/auth-url = .*/, "auth-url = http://user:url-secret-value@127.0.0.1:9/v3");
+    const failure = (await osProvider(h, conf)).verifyAccess?.(ctx);
+    expect(failure).rejects.toThrow(/auth-url=http:\/\/user:xxxxx@127\.0\.0\.1:9\/v3/);
+    expect(failure).rejects.not.toThrow(/url-secret-value/);
+  });
+
   test("ca-file is read at construction; one that cannot be read stops it, naming the key", async () => {
     const conf = passwordConf(h, "ca-file = /etc/ssl/missing.pem");
     const unreadable = async () => {

@@ -5,6 +5,7 @@
  * `verifyAccess` (a token, then Nova and Neutron in its catalog), and the start proves the same, so wrong
  * credentials stop the manager naming the `[Global]` keys.
  */
+import { redactUrlCredentials } from "../../net/url-credentials.ts";
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
@@ -99,14 +100,14 @@ export function openStackProvider(parts: OpenStackParts) {
   const { config, compute } = parts;
 
   async function checkAccess(ctx: CallContext): Promise<void> {
-    let step = `Keystone at [Global] auth-url=${config.auth.authUrl}`;
+    let step = `Keystone at [Global] auth-url=${redactUrlCredentials(config.auth.authUrl)}`;
     try {
       await parts.keystone.token(ctx);
       step = "the compute (Nova) endpoint";
       const novaUrl = await parts.nova.baseUrl(ctx);
       step = "the network (Neutron) endpoint";
       await parts.neutron.baseUrl(ctx);
-      step = `Nova at ${novaUrl}`;
+      step = `Nova at ${redactUrlCredentials(novaUrl)}`;
       await compute.listFlavors(ctx);
     } catch (err) {
       const why =

@@ -12,6 +12,7 @@
  */
 import * as v from "valibot";
 import type { Now } from "../../../kube/clock.ts";
+import { redactUrlCredentials } from "../../../net/url-credentials.ts";
 import type { CallContext } from "../../cloud.ts";
 import type { CloudApiClient } from "../../kit/http/client.ts";
 import { redact } from "../../kit/http/errors.ts";
@@ -167,7 +168,8 @@ export class KeystoneSession {
       return token;
     } catch (err) {
       const message = redact((err as Error).message, secrets);
-      throw new Error(`openstack/keystone: no token from ${this.#o.auth.authUrl}: ${message}`, { cause: err });
+      const from = redactUrlCredentials(this.#o.auth.authUrl);
+      throw new Error(`openstack/keystone: no token from ${from}: ${message}`, { cause: err });
     }
   }
 }
