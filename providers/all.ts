@@ -7,5 +7,6 @@ import "./digitalocean/index.ts";
 import "./fake/index.ts";
 import "./hcloud/index.ts";
 import "./metal/index.ts";
+import "./openstack/index.ts";
 import "./proxmox/index.ts";
 import "./sandbox/index.ts";

@@ -47,6 +47,20 @@ describe("a call", () => {
     expect(bed.server.received[0]?.headers.get("authorization")).toBe(`Bearer ${token}`);
   });
 
+  test("exchange returns the answer with its headers, and throws on a 404", async () => {
+    bed.server.answer((r) =>
+      r.path.endsWith("/gone")
+        ? errorAnswer(404, "not_found", "no such thing")
+        : Response.json({ machine: { id: "m-1", zone: "a" } }, { status: 201, headers: { "x-subject-token": "t-1" } }),
+    );
+    const c = client();
+    const got = await c.exchange(ctx, { operation: "issue", method: "POST", path: "/tokens", body: {}, answer });
+    expect(got.answer).toEqual({ machine: { id: "m-1", zone: "a" } });
+    expect(got.headers.get("x-subject-token")).toBe("t-1");
+    const err = await rejection(() => c.exchange(ctx, { operation: "issue", method: "GET", path: "/gone", answer }));
+    expect(err).toBeInstanceOf(CloudApiError);
+  });
+
   test("validates the request body before sending it, and sends the schema's output as JSON", async () => {
     const bodySchema = v.object({ name: v.pipe(v.string(), v.trim()), size: v.number() });
     bed.server.answer(ok);

@@ -152,6 +152,19 @@ export class CloudApiClient {
   }
 
   /**
+   * One call with the answer's headers, for an API that answers in a header (Keystone's token is its
+   * `X-Subject-Token`). A 404 throws; `notFound` has no meaning here.
+   */
+  async exchange<S extends v.GenericSchema>(
+    ctx: CallContext,
+    req: CloudRequest<S>,
+  ): Promise<{ readonly answer: v.InferOutput<S>; readonly headers: Headers }> {
+    const page = await this.#call(ctx, { ...req, notFound: false });
+    if (!page) throw new Error(`${this.#o.name}.${req.operation}: not found`);
+    return page;
+  }
+
+  /**
    * Every page of a listing, each one call: `request(cursor)` builds the call for a cursor (`undefined` for the
    * first page), and `next` reads the following cursor from a page (`null`/`undefined` after the last).
    */
