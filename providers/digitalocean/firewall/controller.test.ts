@@ -131,10 +131,13 @@ describe("the public-access firewall controller", () => {
     const left = () => h.emulator.faults.get().failNext[0]?.count ?? 0;
     await kube.create(Resources.services, nodePortService("api", 30443), { namespace: "default" });
     await waitFor(() => left() === 1, { message: "the first attempt failed" });
+    // The retry's sleep starts a moment after the failed answer; advancing before it would not wake it.
+    await waitFor(() => clock.nextAt() === clock.now() + 1000, { message: "the 1 s retry waits" });
     await clock.advance(999);
     expect(left()).toBe(1);
     await clock.advance(1);
     await waitFor(() => left() === 0, { message: "the second attempt failed" });
+    await waitFor(() => clock.nextAt() === clock.now() + 2000, { message: "the 2 s retry waits" });
     await clock.advance(2000);
     await waitFor(() => portsOf("k8s-public") === "30080,30443", { message: "the third attempt" });
   });
