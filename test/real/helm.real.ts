@@ -10,6 +10,9 @@
  *   with a load balancer hccm made for a Service (its name and label, in the hcloud emulator); `helm upgrade hccm
  *   <this chart> -f <hccm's values>` (test/helm-values/hccm.yaml), and the manager adopts that load balancer:
  *   the same ID and IP, none created or deleted.
+ * - The switch from the Proxmox CCM: its release (a stand-in) upgraded with its chart's values
+ *   (test/helm-values/proxmox.yaml), `config` becoming the cloud-config Secret: a VM's node in the Proxmox VE
+ *   emulator is initialised.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,17 +20,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKubeClient } from "../../kube/client.ts";
 import { Resources } from "../../kube/client-types.ts";
-import type { Lease, Service } from "../../kube/objects.ts";
+import type { Lease, Node, Service } from "../../kube/objects.ts";
 import { loadTransport } from "../../kube/transport.ts";
+import { Taints } from "../../kube/well-known.ts";
 import { createLoadBalancer } from "../../sandbox/hcloud/state/load-balancers.ts";
+import type { ProxmoxEmulator } from "../../sandbox/proxmox/server.ts";
 import { noHelm } from "../../scripts/lib/helm.ts";
 import { hcloudToken, registerNode, startHcloudWorld } from "../support/hcloud.ts";
 import { CHART, type HelmSession, helmSession, ROOT } from "../support/helm-chart.ts";
 import { poll } from "../support/processes.ts";
+import { proxmoxToken, registerVMNode, startProxmoxClusters } from "../support/proxmox.ts";
 import { allNodesInitialised, START_TIMEOUT_MS, startRealCluster, startRealServer } from "./cluster.ts";
 import { type PodProcess, startPodAsProcess } from "./pod-process.ts";
 
 const HCCM_VALUES = join(ROOT, "test", "helm-values", "hccm.yaml");
+const PROXMOX_VALUES = join(ROOT, "test", "helm-values", "proxmox.yaml");
 const WORKLOAD = { kind: "Deployment", namespace: "kube-system", name: "cloud-controller-manager" } as const;
 
 let helm: HelmSession;
@@ -53,6 +60,35 @@ async function tierValues(request: (m: string, p: string) => Promise<Response>, 
   const file = join(dir, "tier.yaml");
   await writeFile(file, `podDisruptionBudget: { enabled: ${policyV1} }\n`);
   return file;
+}
+
+/**
+ * A peer's release as Helm knows it (its chart's name, a Deployment and ServiceAccount by the peer's names): a
+ * stand-in chart written into `dir`, since this tier runs no peer. Returns its folder.
+ */
+async function standInChart(dir: string, chart: string, workload: string): Promise<string> {
+  const folder = join(dir, `${chart}-stand-in`);
+  await mkdir(join(folder, "templates"), { recursive: true });
+  await writeFile(join(folder, "Chart.yaml"), `apiVersion: v2\nname: ${chart}\nversion: 1.0.0\n`);
+  const meta = `{ name: ${workload}, namespace: kube-system }`;
+  await writeFile(
+    join(folder, "templates", "objects.yaml"),
+    `apiVersion: v1
+kind: ServiceAccount
+metadata: ${meta}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: ${meta}
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: peer } }
+  template:
+    metadata: { labels: { app: peer } }
+    spec: { serviceAccountName: ${workload}, containers: [{ name: peer, image: peer }] }
+`,
+  );
+  return folder;
 }
 
 async function leaseHolder(client: ReturnType<typeof createKubeClient>): Promise<string | undefined> {
@@ -117,23 +153,7 @@ describe.skipIf(noHelm() !== undefined)("the chart installed with Helm on a real
       cleanups.push(() => world.stop());
 
       // hccm's release: its workload's name and ServiceAccount (a stand-in chart: this tier runs no hccm).
-      const standIn = join(dir, "hccm-stand-in");
-      await mkdir(join(standIn, "templates"), { recursive: true });
-      await writeFile(
-        join(standIn, "Chart.yaml"),
-        "apiVersion: v2\nname: hcloud-cloud-controller-manager\nversion: 1.0.0\n",
-      );
-      await writeFile(
-        join(standIn, "templates", "objects.yaml"),
-        [
-          "apiVersion: v1\nkind: ServiceAccount\nmetadata: { name: hcloud-cloud-controller-manager, namespace: kube-system }",
-          "apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: hcloud-cloud-controller-manager, namespace: kube-system }",
-          "spec:\n  replicas: 1\n  selector: { matchLabels: { app: hccm } }\n  template:\n    metadata: { labels: { app: hccm } }",
-          "    spec: { serviceAccountName: hcloud-cloud-controller-manager, containers: [{ name: hccm, image: hccm }] }",
-        ]
-          .join("\n")
-          .replace("}\napiVersion: apps", "}\n---\napiVersion: apps"),
-      );
+      const standIn = await standInChart(dir, "hcloud-cloud-controller-manager", "hcloud-cloud-controller-manager");
       helmAt(server.kubeconfig, "install", "hccm", standIn, "--namespace", "kube-system");
 
       // What hccm left: the Secret its values read, nodes it initialised, a load balancer for a Service.
@@ -215,6 +235,77 @@ describe.skipIf(noHelm() !== undefined)("the chart installed with Helm on a real
       expect(((await web()).status?.loadBalancer?.ingress ?? []).map((i) => i.ip)).toContain(before.public_net.ipv4.ip);
       const writes = world.hcloud.calls.writes().map((w) => `${w.method} ${w.path}`);
       expect(writes.filter((w) => /^(POST|DELETE) \/v1\/load_balancers(\/\d+)?$/.test(w))).toEqual([]);
+      expect(await leaseHolder(client)).toBeTruthy();
+      expect(pod.process.output()).not.toContain("forbidden");
+    },
+    START_TIMEOUT_MS,
+  );
+
+  test(
+    "helm upgrade of a Proxmox CCM release with its chart's values switches it, initialising the VMs' nodes",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), "ccm-real-helm-pve-"));
+      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+      const server = await startRealServer();
+      cleanups.push(() => server.stop());
+      const client = createKubeClient(loadTransport({ kubeconfig: server.kubeconfig }), {
+        qps: 0,
+        burst: 0,
+        userAgent: "e2e",
+      });
+      const pve = await startProxmoxClusters(dir, [{ region: "cluster-1", nodes: ["pve-a"] }]);
+      cleanups.push(() => pve.stop());
+      const emulator = pve.byRegion.get("cluster-1") as ProxmoxEmulator;
+      const vm = emulator.state.addVM({ name: "vm-1", node: "pve-a" });
+      await registerVMNode(client, "vm-1", vm.uuid);
+
+      const standIn = await standInChart(dir, "proxmox-cloud-controller-manager", "proxmox-ccm");
+      helmAt(server.kubeconfig, "install", "proxmox-ccm", standIn, "--namespace", "kube-system");
+      // The peer's values file as it is; its config's cluster pointed at the emulator (self-signed: insecure), and
+      // the provider named, which the peer's chart has fixed.
+      const emulatorValues = join(dir, "emulator.yaml");
+      const cluster = {
+        url: emulator.url,
+        insecure: true,
+        token_id: proxmoxToken.id,
+        token_secret: proxmoxToken.secret,
+        region: "cluster-1",
+      };
+      await writeFile(emulatorValues, `cloudProvider: proxmox\nconfig: { clusters: [${JSON.stringify(cluster)}] }\n`);
+      helmAt(
+        server.kubeconfig,
+        "upgrade",
+        "proxmox-ccm",
+        CHART,
+        "--namespace",
+        "kube-system",
+        "-f",
+        PROXMOX_VALUES,
+        "-f",
+        emulatorValues,
+        "-f",
+        await tierValues(server.request, dir),
+      );
+      const gone = await server.request("GET", "/apis/apps/v1/namespaces/kube-system/deployments/proxmox-ccm");
+      expect(gone.status).toBe(404);
+
+      const pod = await startPodAsProcess(server, await mkdtemp(join(dir, "pod-")), WORKLOAD);
+      cleanups.push(async () => {
+        pod.process.proc.kill("SIGKILL");
+        await pod.process.exited;
+      });
+      expect(pod.args).toContain("--controllers=cloud-node,cloud-node-lifecycle");
+      await pod.ready();
+      const node = () => client.get<Node>(Resources.nodes, "vm-1");
+      await poll(async () => (await node()).spec?.providerID === `proxmox://cluster-1/${vm.vmid}`, {
+        timeoutMs: 90_000,
+        message: "vm-1's provider ID",
+      }).catch((e: Error) => {
+        throw new Error(`${e.message}\n${pod.process.output().slice(-4000)}`);
+      });
+      expect((await node()).spec?.taints ?? []).not.toContainEqual(
+        expect.objectContaining({ key: Taints.uninitialized }),
+      );
       expect(await leaseHolder(client)).toBeTruthy();
       expect(pod.process.output()).not.toContain("forbidden");
     },
