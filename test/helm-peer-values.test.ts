@@ -9,7 +9,15 @@ import { join } from "node:path";
 import { parseArgv } from "../cmd/argv.ts";
 import { parseProxmoxConfig } from "../providers/proxmox/config.ts";
 import { noHelm } from "../scripts/lib/helm.ts";
-import { type Doc, type HelmSession, helmSession, parseManifests, ROOT, stderrProblems } from "./support/helm-chart.ts";
+import {
+  CHART,
+  type Doc,
+  type HelmSession,
+  helmSession,
+  parseManifests,
+  ROOT,
+  stderrProblems,
+} from "./support/helm-chart.ts";
 
 const HCCM = join(ROOT, "test", "helm-values", "hccm.yaml");
 const PROXMOX = join(ROOT, "test", "helm-values", "proxmox.yaml");
@@ -36,6 +44,16 @@ const podOf = (o: Record<string, Doc>): Doc => workload(o).spec.template.spec;
 const containerOf = (o: Record<string, Doc>): Doc => podOf(o).containers[0];
 const envNamed = (o: Record<string, Doc>, name: string): Doc =>
   (containerOf(o).env ?? []).find((e: Doc) => e.name === name);
+
+describe.skipIf(skip !== undefined)(`each peer's values file${skip ? ` [skipped: ${skip}]` : ""}`, () => {
+  test.each([
+    ["hccm's", HCCM],
+    ["the Proxmox CCM's", PROXMOX],
+  ])("%s passes helm lint with the chart", (_name, file) => {
+    const r = (helm as HelmSession).run("lint", CHART, "--values", file);
+    expect({ code: r.code, out: r.stdout }).toEqual({ code: 0, out: expect.stringContaining("0 chart(s) failed") });
+  });
+});
 
 describe.skipIf(skip !== undefined)(`hccm's chart values${skip ? ` [skipped: ${skip}]` : ""}`, () => {
   test("its values file as a whole runs this image with hccm's flags and environment, no cloud-config", async () => {
