@@ -163,6 +163,23 @@ podDisruptionBudget: { enabled: false }
   });
 
   test.each([
+    ["by default, the default Secret", "cloudProvider: metal", "cloud-controller-manager-cloud-config"],
+    ["for hcloud, none: it reads the environment, as hccm", "cloudProvider: hcloud", undefined],
+    ["for hcloud named through args' map, none", "args: { cloud-provider: hcloud }", undefined],
+    ["for hcloud with a Secret named, that one", "cloudProvider: hcloud\ncloudConfig: { secretName: hc }", "hc"],
+    ["with an empty name, none for any provider", 'cloudProvider: metal\ncloudConfig: { secretName: "" }', undefined],
+    ["with existingConfigSecret, that one", "cloudProvider: metal\nexistingConfigSecret: mine", "mine"],
+  ])("mounts the cloud-config: %s", async (_name, values, secretName) => {
+    const deployment = (await rendered(values))["Deployment/kube-system/cloud-controller-manager"];
+    const pod = deployment.spec.template.spec;
+    const flag = pod.containers[0].args.find((a: string) => a.startsWith("--cloud-config="));
+    expect({ volume: pod.volumes?.[0]?.secret?.secretName, flag }).toEqual({
+      volume: secretName,
+      flag: secretName ? "--cloud-config=/etc/kubernetes/cloud-config/cloud.yaml" : undefined,
+    });
+  });
+
+  test.each([
     ["a string for an integer", 'replicaCount: "two"', "at '/replicaCount': got string, want integer"],
     ["an unknown key", "replicas: 2", "additional properties 'replicas' not allowed"],
     ["a mistyped nested key", "image: { tga: v1 }", "at '/image': additional properties 'tga' not allowed"],
