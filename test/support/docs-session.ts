@@ -78,6 +78,11 @@ const NOT_RUN: readonly { match: RegExp; reason: string }[] = [
       "needs a real cluster: kubeadm, and kinds the API emulator does not serve (RBAC, workloads, monitoring objects); the test:real tier applies deploy/kubernetes to a real kube-apiserver, and test/helm-chart.test.ts checks that the chart renders the same objects",
   },
   {
+    match: /^(curl -sfL https:\/\/get\.k3s\.io|k3s |talosctl |k0s |clusterctl |helm (get|rollback|push) )/,
+    reason:
+      "installs or configures a Kubernetes distribution on a host, or talks to a real cluster or registry (k3s, Talos, k0s, Cluster API, a Helm release); the values files beside them are rendered with helm template here",
+  },
+  {
     match: /^(docker|podman) /,
     reason: "builds or runs a container image; the test:deploy tier builds the image with podman and runs it",
   },

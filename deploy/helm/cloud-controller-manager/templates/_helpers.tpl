@@ -20,7 +20,12 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/* The selector: the base's, or selectorLabels (hccm's chart's value, templates allowed as there). */}}
 {{- define "ccm.selectorLabels" -}}
+{{- if .Values.selectorLabels }}{{ tpl (toYaml .Values.selectorLabels) . }}{{ else }}{{ include "ccm.baseSelectorLabels" . }}{{ end }}
+{{- end }}
+
+{{- define "ccm.baseSelectorLabels" -}}
 app.kubernetes.io/name: {{ include "ccm.name" . }}
 {{- end }}
 
