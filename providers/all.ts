@@ -9,3 +9,4 @@ import "./hcloud/index.ts";
 import "./metal/index.ts";
 import "./proxmox/index.ts";
 import "./sandbox/index.ts";
+import "./scaleway/index.ts";
