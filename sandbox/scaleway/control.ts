@@ -23,7 +23,7 @@ import {
   instanceServerView,
   instanceStates,
 } from "./state/instance.ts";
-import { baremetalZones, instanceZones, iso } from "./state/world.ts";
+import { baremetalZones, instanceZones, iso, type World } from "./state/world.ts";
 
 const name = v.pipe(v.string(), v.nonEmpty("must not be empty"), v.maxLength(255));
 const tags = v.exactOptional(v.array(v.string()));
@@ -65,66 +65,79 @@ export interface ControlDeps {
   readonly calls: CallCounter;
 }
 
+interface ServerKind<S, B, C> {
+  /** `instance` → `/_emulator/instance/servers`. */
+  readonly product: "instance" | "baremetal";
+  readonly body: v.GenericSchema<unknown, B>;
+  readonly change: v.GenericSchema<unknown, C>;
+  create(world: World, body: B): S;
+  /** The server whatever its zone; not found otherwise. */
+  find(world: World, id: string): S;
+  apply(server: S, change: C, now: number): void;
+  remove(world: World, id: string): void;
+  view(server: S): unknown;
+}
+
+/** `POST /<product>/servers`, `PATCH` and `DELETE /<product>/servers/:id`. */
+function serverControl<S, B, C>(kind: ServerKind<S, B, C>): Endpoint[] {
+  const route = `/${kind.product}/servers`;
+  return [
+    {
+      method: "POST",
+      route,
+      handle: async (call) => json({ server: kind.view(kind.create(call.world, await call.bodyOf(kind.body))) }, 201),
+    },
+    {
+      method: "PATCH",
+      route: `${route}/:id`,
+      async handle(call) {
+        const server = kind.find(call.world, call.params.id ?? "");
+        kind.apply(server, await call.bodyOf(kind.change), call.world.now());
+        return json({ server: kind.view(server) });
+      },
+    },
+    {
+      method: "DELETE",
+      route: `${route}/:id`,
+      handle(call) {
+        kind.remove(call.world, call.params.id ?? "");
+        return noContent();
+      },
+    },
+  ];
+}
+
 export function controlEndpoints({ faults, calls }: ControlDeps): Endpoint[] {
   return [
     ...commonControlEndpoints({ faults, faultsSchema, calls }),
-    {
-      method: "POST",
-      route: "/instance/servers",
-      handle: async (call) =>
-        json({ server: instanceServerView(createInstanceServer(call.world, await call.bodyOf(instanceSchema))) }, 201),
-    },
-    {
-      method: "PATCH",
-      route: "/instance/servers/:id",
-      async handle(call) {
-        const found = call.world.instances.get(call.params.id ?? "");
-        const server = getInstanceServer(call.world, found?.zone ?? "", call.params.id ?? "");
-        const change = await call.bodyOf(instanceChange);
+    ...serverControl({
+      product: "instance",
+      body: instanceSchema,
+      change: instanceChange,
+      create: createInstanceServer,
+      find: (world, id) => getInstanceServer(world, world.instances.get(id)?.zone ?? "", id),
+      apply(server, change, now) {
         if (change.state !== undefined) server.state = change.state;
         if (change.name !== undefined) server.name = change.name;
-        server.modified = call.world.now();
-        return json({ server: instanceServerView(server) });
+        server.modified = now;
       },
-    },
-    {
-      method: "DELETE",
-      route: "/instance/servers/:id",
-      handle(call) {
-        deleteInstanceServer(call.world, call.params.id ?? "");
-        return noContent();
-      },
-    },
-    {
-      method: "POST",
-      route: "/baremetal/servers",
-      handle: async (call) =>
-        json(
-          { server: baremetalServerView(createBaremetalServer(call.world, await call.bodyOf(baremetalSchema))) },
-          201,
-        ),
-    },
-    {
-      method: "PATCH",
-      route: "/baremetal/servers/:id",
-      async handle(call) {
-        const found = call.world.baremetal.get(call.params.id ?? "");
-        const server = getBaremetalServer(call.world, found?.zone ?? "", call.params.id ?? "");
-        const change = await call.bodyOf(baremetalChange);
+      remove: deleteInstanceServer,
+      view: instanceServerView,
+    }),
+    ...serverControl({
+      product: "baremetal",
+      body: baremetalSchema,
+      change: baremetalChange,
+      create: createBaremetalServer,
+      find: (world, id) => getBaremetalServer(world, world.baremetal.get(id)?.zone ?? "", id),
+      apply(server, change, now) {
         if (change.status !== undefined) server.status = change.status;
         if (change.name !== undefined) server.name = change.name;
-        server.updated = call.world.now();
-        return json({ server: baremetalServerView(server) });
+        server.updated = now;
       },
-    },
-    {
-      method: "DELETE",
-      route: "/baremetal/servers/:id",
-      handle(call) {
-        deleteBaremetalServer(call.world, call.params.id ?? "");
-        return noContent();
-      },
-    },
+      remove: deleteBaremetalServer,
+      view: baremetalServerView,
+    }),
     {
       method: "POST",
       route: "/projects",
