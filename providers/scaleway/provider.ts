@@ -6,8 +6,9 @@
  * same way, so a wrong key stops the manager naming SCW_SECRET_KEY.
  */
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
+import { findInCauseChain } from "../errors.ts";
 import { defineProvider } from "../kit/define-provider.ts";
-import { cloudFailureKind } from "../kit/http/errors.ts";
+import { CloudApiError, cloudFailureKind } from "../kit/http/errors.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
 import { createScwClient, scalewayRateLimit } from "./api/client.ts";
 import { HttpServersApi, type ServersApi } from "./api/servers.ts";
@@ -62,7 +63,7 @@ export function scalewayProvider(parts: ScalewayParts) {
     if (cloudFailureKind(err) === "credentials") {
       return "the API refused SCW_SECRET_KEY; set SCW_ACCESS_KEY and SCW_SECRET_KEY to an API key whose policy can read Instances, Elastic Metal and IPAM";
     }
-    if (config.projectID !== undefined && /\b404\b|not_found/.test(String((err as Error).message))) {
+    if (config.projectID !== undefined && findInCauseChain(err, CloudApiError)?.status === 404) {
       return `SCW_DEFAULT_PROJECT_ID=${config.projectID} is not a project this API key can read`;
     }
     return `the Scaleway API at SCW_API_URL=${config.apiUrl} did not answer as expected`;
