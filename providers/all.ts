@@ -10,3 +10,4 @@ import "./metal/index.ts";
 import "./openstack/index.ts";
 import "./proxmox/index.ts";
 import "./sandbox/index.ts";
+import "./scaleway/index.ts";

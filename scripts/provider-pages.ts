@@ -17,6 +17,7 @@ import { metal } from "../providers/metal/provider.ts";
 import { openstack } from "../providers/openstack/provider.ts";
 import { proxmox } from "../providers/proxmox/provider.ts";
 import { SandboxAnnotations } from "../providers/sandbox/annotations.ts";
+import { scaleway } from "../providers/scaleway/provider.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -56,5 +57,7 @@ export const PROVIDER_PAGES = {
       heading: "key",
       annotations: [...MetalServiceAnnotations.list, ...MetalRecordAnnotations.list],
     }),
+  "docs/providers/scaleway.md": () =>
+    providerPage("docs/providers/scaleway.md", { settings: scaleway.settings.reference }),
   "docs/sandbox.md": () => providerPage("docs/sandbox.md", { annotations: SandboxAnnotations.list }),
 } as const;

@@ -1,22 +1,16 @@
 /**
- * The emulator's control API under `/_emulator` (not part of Hetzner's): faults, the rate-limit bucket, settings
- * (action duration, the legacy `datacenter` field, load balancer types' deprecation) and the call counters. It needs the same token, is never
- * faulted, rate limited or counted, so a test can always reach it.
+ * The emulator's control API under `/_emulator` (not part of Hetzner's): the kit's faults, rate-limit bucket and
+ * call counters (sandbox/kit/control.ts), and Hetzner's settings (action duration, the legacy `datacenter` field,
+ * load balancer types' deprecation). It needs the same token, is never faulted, rate limited or counted, so a test
+ * can always reach it.
  */
 import * as v from "valibot";
 import type { CallCounter } from "../cloud/calls.ts";
+import { commonControlEndpoints } from "../kit/control.ts";
 import { type Faults, faultsSchema } from "./faults.ts";
 import type { RateLimitBucket } from "./rate-limit.ts";
 import { bodyOf, type Endpoint, json } from "./routes/endpoint.ts";
 import type { World } from "./state/world.ts";
-
-const count = v.pipe(v.number(), v.integer(), v.minValue(1));
-
-export const rateLimitSchema = v.strictObject({
-  limit: count,
-  /** Default: `limit` (the whole bucket refills in an hour). */
-  perHour: v.exactOptional(count),
-});
 
 const isoTime = v.pipe(v.string(), v.isoTimestamp("must be an ISO-8601 time such as 2026-01-01T00:00:00+00:00"));
 
@@ -43,22 +37,7 @@ export function controlEndpoints({ world, faults, bucket, calls }: ControlDeps):
     loadBalancerTypeDeprecations: Object.fromEntries(world.loadBalancerTypeDeprecations),
   });
   return [
-    { method: "GET", route: "/faults", handle: () => json({ faults: faults.get() }) },
-    {
-      method: "PUT",
-      route: "/faults",
-      handle: async (call) => json({ faults: faults.set(await bodyOf(call, faultsSchema)) }),
-    },
-    { method: "GET", route: "/rate-limit", handle: () => json({ rateLimit: bucket.config, headers: bucket.peek() }) },
-    {
-      method: "PUT",
-      route: "/rate-limit",
-      handle: async (call) => {
-        const body = await bodyOf(call, rateLimitSchema);
-        bucket.set({ limit: body.limit, perHour: body.perHour ?? body.limit });
-        return json({ rateLimit: bucket.config, headers: bucket.peek() });
-      },
-    },
+    ...commonControlEndpoints({ faults, faultsSchema, calls, bucket }),
     { method: "GET", route: "/settings", handle: () => json({ settings: settings() }) },
     {
       method: "PUT",
@@ -72,16 +51,6 @@ export function controlEndpoints({ world, faults, bucket, calls }: ControlDeps):
           else world.loadBalancerTypeDeprecations.set(name, deprecation);
         }
         return json({ settings: settings() });
-      },
-    },
-    { method: "GET", route: "/calls", handle: () => json({ calls: calls.snapshot() }) },
-    { method: "GET", route: "/calls/writes", handle: () => json({ writes: calls.writes() }) },
-    {
-      method: "DELETE",
-      route: "/calls",
-      handle: () => {
-        calls.reset();
-        return new Response(null, { status: 204 });
       },
     },
   ];

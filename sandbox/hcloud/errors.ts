@@ -4,6 +4,7 @@
  */
 import type * as v from "valibot";
 import { issuesOf } from "../../config/validate.ts";
+import type { Envelope } from "../kit/api.ts";
 
 /** Every code the emulator answers with, and its HTTP status. */
 export const errorStatus = {
@@ -106,3 +107,17 @@ export function notUnique(field: string, value: string): HcloudError {
 export function limitExceeded(limit: string, message: string): HcloudError {
   return new HcloudError("resource_limit_exceeded", message, { limits: [{ name: limit }] });
 }
+
+/** The envelope the kit's handler answers with (sandbox/kit/api.ts). */
+export const hcloudEnvelope: Envelope<HcloudError> = {
+  owns: (err): err is HcloudError => err instanceof HcloudError,
+  answer: (err) => Response.json(err.body(), { status: err.status }),
+  unauthorized: () => new HcloudError("unauthorized", "unable to authenticate: missing or wrong bearer token"),
+  noSuchPath: (path) => new HcloudError("not_found", `no such endpoint: ${path}`),
+  methodNotAllowed: (method, path, allowed) =>
+    new HcloudError("method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(", ")}`),
+  rateLimited: () => new HcloudError("rate_limit_exceeded", "limit of requests per hour reached"),
+  notJson: () => new HcloudError("json_error", "the request body is not valid JSON"),
+  invalid: (issues) => invalidFromIssues(issues),
+  serverError: (message) => new HcloudError("server_error", message),
+};

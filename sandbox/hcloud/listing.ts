@@ -3,6 +3,7 @@
  * (repeatable), then a page: `page` (from 1) and `per_page` (default 25, at most 50). The answer carries
  * `meta.pagination` and a `Link` header with `prev`, `next` and `last`, as the API documents.
  */
+import { pageOf, wholeQuery } from "../kit/listing.ts";
 import { invalidInput } from "./errors.ts";
 import { type Labels, parseLabelSelector } from "./labels.ts";
 
@@ -37,8 +38,8 @@ export interface ListRules<T> {
 /** Filters, sorts and pages `items` by the request URL's query; bad parameters are `invalid_input` naming them. */
 export function list<T>(items: readonly T[], url: URL, rules: ListRules<T>): Listed<T> {
   const q = url.searchParams;
-  const page = whole(q, "page", 1, Number.MAX_SAFE_INTEGER, 1);
-  const perPage = whole(q, "per_page", 1, MAX_PER_PAGE, DEFAULT_PER_PAGE);
+  const page = wholeQuery(q, "page", { min: 1, max: Number.MAX_SAFE_INTEGER, fallback: 1 }, invalid);
+  const perPage = wholeQuery(q, "per_page", { min: 1, max: MAX_PER_PAGE, fallback: DEFAULT_PER_PAGE }, invalid);
   const compare = comparator(q.getAll("sort"), rules.sortable);
   let out = items.filter((item) => rules.filter?.(item, q) ?? true);
   const name = q.get("name");
@@ -59,7 +60,7 @@ export function list<T>(items: readonly T[], url: URL, rules: ListRules<T>): Lis
     last_page: last,
     total_entries: total,
   };
-  return { items: out.slice((page - 1) * perPage, page * perPage), pagination, link: linkHeader(url, pagination) };
+  return { items: pageOf(out, page, perPage), pagination, link: linkHeader(url, pagination) };
 }
 
 function linkHeader(url: URL, p: Pagination): string | undefined {
@@ -76,15 +77,7 @@ function linkHeader(url: URL, p: Pagination): string | undefined {
   return parts.length > 0 ? parts.join(", ") : undefined;
 }
 
-function whole(q: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
-  const text = q.get(name);
-  if (text === null) return fallback;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < min || n > max) {
-    throw invalidInput({ [name]: [`must be a whole number from ${min} to ${max}, not '${text}'`] });
-  }
-  return n;
-}
+const invalid = (name: string, problem: string) => invalidInput({ [name]: [problem] });
 
 /** Items in `sort` order, ties broken by the earlier keys, and by `id` last. */
 function comparator<T>(

@@ -8,72 +8,58 @@
  * network `k8s` (10.0.0.0/16, subnet 10.0.1.0/24 in eu-central) and N running servers `node-1…` attached to it.
  */
 import { randomBytes } from "node:crypto";
-import { parseScriptArgs } from "../../platform/script-args.ts";
+import { runEmulatorMain, wholeFlag } from "../kit/main.ts";
 import { startHcloudEmulator } from "./server.ts";
 import { createNetwork } from "./state/networks.ts";
 import { createServer } from "./state/servers.ts";
-
-function whole(flag: string, text: string | undefined, fallback: number, max: number): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) > max)
-    throw new Error(`--${flag}: '${text}' is not a whole number up to ${max}`);
-  return Number(text);
-}
 
 const USAGE = `usage: npx bun sandbox/hcloud/main.ts [--port 0] [--token <token>] [--servers 3] [--action-duration-ms 1000]
        [--rate-limit 3600] [--legacy-datacenter]
 The Hetzner Cloud API emulator on 127.0.0.1 (docs/emulators.md): it prints HCLOUD_ENDPOINT and HCLOUD_TOKEN and
 serves until SIGINT or SIGTERM; --servers N adds network k8s and N running servers node-1… attached to it.`;
 
-function main(): void {
-  const parsed = parseScriptArgs("hcloud emulator", USAGE, process.argv.slice(2), {
+runEmulatorMain({
+  name: "hcloud emulator",
+  usage: USAGE,
+  options: {
     port: { type: "string" },
     token: { type: "string" },
     servers: { type: "string" },
     "action-duration-ms": { type: "string" },
     "rate-limit": { type: "string" },
     "legacy-datacenter": { type: "boolean" },
-  });
-  if (!parsed.ok) {
-    process.stdout.write(parsed.stdout);
-    process.stderr.write(parsed.stderr);
-    process.exit(parsed.code);
-  }
-  const { values } = parsed;
-  const token = values.token ?? randomBytes(24).toString("hex");
-  if (token.trim() === "") throw new Error("--token: must not be blank");
-  const limit = whole("rate-limit", values["rate-limit"], 3600, 1_000_000);
-  if (limit === 0) throw new Error("--rate-limit: must be at least 1");
-  const emulator = startHcloudEmulator({
-    token,
-    port: whole("port", values.port, 0, 65535),
-    actionDurationMs: whole("action-duration-ms", values["action-duration-ms"], 1000, 3_600_000),
-    legacyDatacenter: values["legacy-datacenter"] ?? false,
-    rateLimit: { limit, perHour: limit },
-  });
-  const servers = whole("servers", values.servers, 0, 10_000);
-  if (servers > 0) {
-    const world = emulator.world;
-    const network = createNetwork(world, {
-      name: "k8s",
-      ip_range: "10.0.0.0/16",
-      subnets: [{ type: "cloud", network_zone: "eu-central", ip_range: "10.0.1.0/24" }],
+  },
+  start(values) {
+    const token = values.token ?? randomBytes(24).toString("hex");
+    if (token.trim() === "") throw new Error("--token: must not be blank");
+    const limit = wholeFlag("rate-limit", values["rate-limit"], 3600, 1_000_000);
+    if (limit === 0) throw new Error("--rate-limit: must be at least 1");
+    const servers = wholeFlag("servers", values.servers, 0, 10_000);
+    const emulator = startHcloudEmulator({
+      token,
+      port: wholeFlag("port", values.port, 0, 65535),
+      actionDurationMs: wholeFlag("action-duration-ms", values["action-duration-ms"], 1000, 3_600_000),
+      legacyDatacenter: values["legacy-datacenter"] ?? false,
+      rateLimit: { limit, perHour: limit },
     });
-    for (let i = 1; i <= servers; i++) {
-      createServer(world, { name: `node-${i}`, server_type: "cx22", image: "ubuntu-24.04", networks: [network.id] });
+    if (servers > 0) {
+      const world = emulator.world;
+      const network = createNetwork(world, {
+        name: "k8s",
+        ip_range: "10.0.0.0/16",
+        subnets: [{ type: "cloud", network_zone: "eu-central", ip_range: "10.0.1.0/24" }],
+      });
+      for (let i = 1; i <= servers; i++) {
+        createServer(world, { name: `node-${i}`, server_type: "cx22", image: "ubuntu-24.04", networks: [network.id] });
+      }
     }
-  }
-  console.log(`HCLOUD_ENDPOINT=${emulator.endpoint}`);
-  console.log(`HCLOUD_TOKEN=${token}`);
-  console.log(`# control API: ${emulator.controlUrl} (same token); stop with Ctrl-C`);
-  const stop = () => void emulator.stop().then(() => process.exit(0));
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-}
-
-try {
-  main();
-} catch (err) {
-  console.error(`hcloud emulator: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(2);
-}
+    return {
+      lines: [
+        `HCLOUD_ENDPOINT=${emulator.endpoint}`,
+        `HCLOUD_TOKEN=${token}`,
+        `# control API: ${emulator.controlUrl} (same token); stop with Ctrl-C`,
+      ],
+      stop: () => emulator.stop(),
+    };
+  },
+});

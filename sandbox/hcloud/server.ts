@@ -5,6 +5,7 @@
 import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
 import { type Random, seededRandom } from "../cloud/random.ts";
+import { serveEmulator } from "../kit/server.ts";
 import { createHcloudHandler } from "./api.ts";
 import { Faults } from "./faults.ts";
 import { RateLimitBucket, type RateLimitConfig } from "./rate-limit.ts";
@@ -71,9 +72,8 @@ export function startHcloudEmulator(options: HcloudEmulatorOptions): HcloudEmula
     sleep: options.sleep ?? ((ms) => Bun.sleep(ms)),
     logger: options.logger,
   });
-  const server = Bun.serve({ hostname: options.hostname ?? "127.0.0.1", port: options.port ?? 0, fetch: handler });
-  const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
-  const base = `http://${host}:${server.port}`;
+  const served = serveEmulator({ hostname: options.hostname, port: options.port, fetch: handler });
+  const base = served.base;
   return {
     endpoint: `${base}/v1`,
     controlUrl: `${base}/_emulator`,
@@ -82,8 +82,6 @@ export function startHcloudEmulator(options: HcloudEmulatorOptions): HcloudEmula
     faults,
     bucket,
     calls,
-    async stop() {
-      await server.stop(true);
-    },
+    stop: () => served.stop(),
   };
 }

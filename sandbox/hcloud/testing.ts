@@ -5,16 +5,12 @@
  */
 import { CloudApiClient, type CloudApiClientOptions } from "../../providers/kit/http/client.ts";
 import { steppingClock } from "../../providers/kit/http/testing.ts";
+import { type Answer, callJson } from "../kit/testing.ts";
 import { type HcloudEmulator, type HcloudEmulatorOptions, startHcloudEmulator } from "./server.ts";
 
 export const TOKEN = "test-token-0123456789";
 
-export interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON freely
-  readonly body: any;
-}
+export type { Answer } from "../kit/testing.ts";
 
 export interface Harness {
   readonly emulator: HcloudEmulator;
@@ -41,13 +37,7 @@ export function startHarness(options: Partial<HcloudEmulatorOptions> = {}): Harn
     clock,
     async call(method, path, body, token = TOKEN) {
       const url = path.startsWith("/_emulator") ? `${base}${path}` : `${emulator.endpoint}${path}`;
-      const res = await fetch(url, {
-        method,
-        headers: { authorization: `Bearer ${token}` },
-        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+      return callJson(url, method, { authorization: `Bearer ${token}` }, body);
     },
     client: (overrides = {}) =>
       new CloudApiClient({

@@ -33,6 +33,7 @@ const SERVERS: readonly { match: RegExp; ready: RegExp }[] = [
   { match: /sandbox\/hcloud\/main\.ts\b/, ready: /^HCLOUD_TOKEN=/m },
   { match: /sandbox\/digitalocean\/main\.ts\b/, ready: /^DIGITALOCEAN_ACCESS_TOKEN=/m },
   { match: /sandbox\/openstack\/main\.ts\b/, ready: /^# control API: .*stop with Ctrl-C$/m },
+  { match: /sandbox\/scaleway\/main\.ts\b/, ready: /^SCW_DEFAULT_ZONE=/m },
   { match: /sandbox\/hrobot\/main\.ts\b/, ready: /^Robot webservice emulator at /m },
   { match: /scripts\/proxmox-emulator\/main\.ts\b/, ready: /^Proxmox VE API: /m },
   // A manager run: the executable or the source with a kubeconfig, not one of its sub-commands.
