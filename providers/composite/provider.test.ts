@@ -79,6 +79,15 @@ describe("composite provider", () => {
     expect(createCompositeProvider({}, [part(nodes), part(lbs)]).webhooks).toBeUndefined();
   });
 
+  test("runs every part's own controllers, and none when no part has any", () => {
+    const firewall = { name: "public-access-firewall", run: async () => {} };
+    const audit = { name: "audit", run: async () => {} };
+    const a = Object.assign(fake("a"), { controllers: [firewall] });
+    const b = Object.assign(fake("b"), { controllers: [audit] });
+    expect(createCompositeProvider({}, [part(a), part(b)]).controllers).toEqual([firewall, audit]);
+    expect(createCompositeProvider({}, [part(fake("c"))]).controllers).toBeUndefined();
+  });
+
   test("no instances when no part serves Nodes (the node controllers then do not run)", () => {
     expect(createCompositeProvider({}, [part(fake("a"), false)]).instancesV2).toBeUndefined();
   });

@@ -5,7 +5,7 @@
 
 import { abortableSleep, type Now, type Sleep } from "../../kube/clock.ts";
 import type { Node } from "../../kube/objects.ts";
-import type { CloudProvider, ProviderRuntime, RateLimit } from "../cloud.ts";
+import type { CloudProvider, ProviderController, ProviderRuntime, RateLimit } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
 import type { WarningRecorder } from "../kit/warning-events.ts";
@@ -152,6 +152,9 @@ export function createCompositeProvider(
     // The load-balancer part's webhooks (its Service annotations are the ones that matter here), answered as that
     // part answers: admission needs no cloud call, so a degraded part still judges its annotations.
     webhooks: lbPart?.provider.loadBalancer ? lbPart.provider.webhooks : undefined,
+    // Every part's own loops (DigitalOcean's public-access firewall), as each would run alone; each handles its
+    // cloud's failures itself, so a degraded part's loop retries rather than ending the term.
+    controllers: withControllers(parts),
     rateLimit: combinedRateLimit(parts),
     /** Every part is checked, at once; the error names each failing part and its own message. */
     async verifyAccess(ctx) {
@@ -166,4 +169,9 @@ export function createCompositeProvider(
       }
     },
   };
+}
+
+function withControllers(parts: readonly Part[]): readonly ProviderController[] | undefined {
+  const all = parts.flatMap((p) => p.provider.controllers ?? []);
+  return all.length > 0 ? all : undefined;
 }
