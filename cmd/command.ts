@@ -17,6 +17,7 @@ import type { ProviderRegistry } from "../providers/registry.ts";
 import { parseArgv } from "./argv.ts";
 import { answerBuiltin, npmKeptFlags, subcommandEnv, subcommandSpecs } from "./builtins.ts";
 import { commandSpec, renderHelp } from "./help.ts";
+import { loadLeaderMigration } from "./leader-migration.ts";
 import { createRootLogger } from "./logger.ts";
 import { buildOptions, type Options } from "./options.ts";
 import { type BuildInfo, renderVersion } from "./version.ts";
@@ -161,6 +162,9 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
   // Every reason the manager cannot start is reported at once: a missing kubeconfig is not hidden behind a
   // provider that cannot start.
   const problems = startProblems(options);
+  const migration = loadLeaderMigration(options);
+  if (!migration.ok) problems.push(migration.problem);
+  else for (const warning of migration.warnings) logger.warn(warning);
   let provider: CloudProvider | undefined;
   if (!problems.some((p) => p.startsWith("--cloud-config"))) {
     try {
@@ -190,7 +194,14 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     }
     logger.warn("detected a cluster without a ClusterID; a ClusterID will be required in the future");
   }
-  return input.runManager({ options, provider, logger, signal: input.signal, metrics });
+  const leaderMigrationConfig = migration.ok ? migration.config : undefined;
+  return input.runManager({
+    options: { ...options, leaderMigrationConfig },
+    provider,
+    logger,
+    signal: input.signal,
+    metrics,
+  });
 }
 
 /** A run without --cloud-provider: the providers to choose from, and the sandbox for a first look. */
