@@ -51,7 +51,7 @@ describe("loadLeaderMigration", () => {
       flags({ configFile: "/etc/lm.yaml" }),
       file(v1("m", "service-lb-controller", "service", "ttl-controller")),
     );
-    expect(got.ok && got.config && got.config.controllerLeaders.map((c) => c.name)).toEqual([
+    expect(got.ok && got.config?.controllerLeaders.map((c) => c.name)).toEqual([
       "service-lb-controller",
       "service",
       "ttl-controller",
