@@ -8,6 +8,7 @@ import { defineProvider } from "../kit/define-provider.ts";
 import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import type { SandboxApi } from "./api/client.ts";
 import { SandboxHttpApi } from "./api/http.ts";
+import { createCidrAllocator } from "./cidr-allocator.ts";
 import { sandboxSettings } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createLegacyInstances } from "./legacy-instances.ts";
@@ -72,6 +73,7 @@ export function sandboxProvider(api: SandboxApi, options: SandboxProviderOptions
     ...instances,
     loadBalancer: { ...createLoadBalancers(api, options), classes: options.classes },
     routes: createRoutes(api, options),
+    cidrAllocator: createCidrAllocator(api),
     rateLimit: sandboxRateLimit,
   } satisfies CloudProvider;
 }
