@@ -9,6 +9,9 @@ import { accessSync, constants, statSync } from "node:fs";
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
+import { isControllerEnabled } from "../controllers/names.ts";
+import { cloudAllocatorProblem } from "../controllers/node-ipam/cloud-allocator.ts";
+import { CidrAllocatorTypes } from "../controllers/node-ipam/config.ts";
 import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { createMetricsRegistry } from "../platform/metrics.ts";
 import type { CloudProvider } from "../providers/cloud.ts";
@@ -177,6 +180,8 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
       problems.push(`Cloud provider could not be initialized: ${(err as Error).message}`);
     }
   }
+  const allocator = provider && nodeIpamProviderProblem(options, provider);
+  if (allocator) problems.push(allocator);
   if (problems.length > 0 || !provider) {
     stderr(
       problems.length === 1
@@ -202,6 +207,13 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     signal: input.signal,
     metrics,
   });
+}
+
+/** `--cidr-allocator-type=CloudAllocator` needs a provider that assigns pod CIDRs: said before anything starts. */
+function nodeIpamProviderProblem(options: Options, provider: CloudProvider): string | undefined {
+  const cloud = options.allocateNodeCIDRs && options.cidrAllocatorType === CidrAllocatorTypes.cloud;
+  if (!cloud || !isControllerEnabled("node-ipam-controller", options.controllers)) return undefined;
+  return cloudAllocatorProblem(provider);
 }
 
 /** A run without --cloud-provider: the providers to choose from, and the sandbox for a first look. */

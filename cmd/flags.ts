@@ -92,7 +92,7 @@ export const FLAGS: readonly FlagDef[] = [
     "cidr-allocator-type",
     "string",
     "RangeAllocator",
-    "Type of CIDR allocator to use: RangeAllocator (from --cluster-cidr), or CloudAllocator (the provider's own; none here supplies one).",
+    "Type of CIDR allocator to use: RangeAllocator (from --cluster-cidr), or CloudAllocator (each Node's ranges from the cloud, for providers with a cidrAllocator: sandbox).",
   ),
   flag("generic", "configure-cloud-routes", "bool", "true", "Allocate and set pod CIDR routes on the cloud provider."),
   flag("generic", "node-sync-period", "duration", "0s", "No effect.", { effect: "none", deprecated: "no effect" }),
