@@ -4,12 +4,13 @@
  * (`--leader-elect-resource-name=kube-controller-manager` and the default `cloud-controller-manager`), both with
  * `--enable-leader-migration` and one `LeaderMigrationConfiguration` that migrates `service-lb-controller`. Both hold
  * their main lock at once; only the holder of the migration lock runs the service controller. The simulated cloud's
- * write log (docs/sandbox.md) attributes each write to a manager by its User-Agent (`… pid <pid>`).
+ * write log (docs/sandbox.md) attributes each write to a manager by its User-Agent (`… pid <pid>`), and each
+ * manager's Kubernetes requests go through a recording proxy of its own (support/api-proxy.ts).
  *
  * - Handed over on SIGTERM: the holder's cloud writes in flight are answered before the other manager's first one;
  *   the other made none before it took the migration lock.
  * - Taken over from a holder paused (SIGSTOP) past its lease with writes in hand: once resumed it sends no cloud
- *   write from the new holder's acquire time on, and it exits 1.
+ *   or Kubernetes write from the new holder's acquire time on, and it exits 1.
  *
  * Figures are printed, not asserted. */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
@@ -17,8 +18,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Resources } from "../kube/client-types.ts";
 import type { Lease, Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
 import { lbService } from "./scenarios/services.ts";
-import { poll, type RunningProcess } from "./support/processes.ts";
+import { type ApiProxy, startApiProxy, writeProxiedConfig } from "./support/api-proxy.ts";
+import { poll, type RunningProcess, spawnManager } from "./support/processes.ts";
 import { type Sandbox, startSandbox } from "./support/sandbox.ts";
 
 const MIGRATION_LEASE = "ccm-e2e-migration";
@@ -55,6 +58,7 @@ describe("leader migration between two compiled managers", () => {
   let sandbox: Sandbox;
   let configFile = "";
   const started: RunningProcess[] = [];
+  const proxies = new Map<RunningProcess, ApiProxy>();
   let serial = 0;
   let created = 0;
   const lease = async (name: string) =>
@@ -72,8 +76,17 @@ describe("leader migration between two compiled managers", () => {
    */
   const startBoth = async (extra: string[] = []): Promise<[RunningProcess, RunningProcess]> => {
     const flags = [...LE_FLAGS, `--leader-migration-config=${configFile}`, ...extra];
-    const kcm = await sandbox.startManager([...flags, "--leader-elect-resource-name=kube-controller-manager"]);
-    const ccm = await sandbox.startManager(flags);
+    const server = loadTransport({ kubeconfig: sandbox.kubeconfig }).server;
+    const start = async (more: string[]) => {
+      const proxy = startApiProxy(server);
+      const kubeconfig = join(sandbox.dir, `kubeconfig-proxied-${serial++}`);
+      await writeProxiedConfig(sandbox.kubeconfig, kubeconfig, server, proxy);
+      const p = await spawnManager({ kubeconfig, cloudConfig: sandbox.cloudConfig }, [...flags, ...more]);
+      proxies.set(p, proxy);
+      return p;
+    };
+    const kcm = await start(["--leader-elect-resource-name=kube-controller-manager"]);
+    const ccm = await start([]);
     started.push(kcm, ccm);
     const outputs = () => `${kcm.output()}\n---\n${ccm.output()}`;
     await poll(() => [kcm, ccm].every((p) => p.output().includes("leader migration: starting main controllers.")), {
@@ -101,12 +114,14 @@ describe("leader migration between two compiled managers", () => {
   afterEach(async () => {
     for (const p of started) if (p.proc.exitCode === null) p.proc.kill("SIGKILL");
     await Promise.all(started.splice(0).map((p) => p.exited));
+    await Promise.all([...proxies.values()].map((p) => p.stop()));
+    proxies.clear();
   });
   afterAll(async () => {
     await sandbox?.stop();
   });
 
-  test("on SIGTERM the migration lock's holder hands the service controller over: its cloud writes are answered before the other manager's first, which made none before", async () => {
+  test("on SIGTERM the migration lock's holder hands the service controller over: its cloud and Service writes are answered before the other manager's first, which made none before", async () => {
     await sandbox.cloud.setFaults({ latencyMs: 3 * CLOUD_LATENCY_MS });
     await sandbox.cloud.call("DELETE", "/v1/calls");
     const [owner, other] = await startBoth();
@@ -141,10 +156,16 @@ describe("leader migration between two compiled managers", () => {
     );
     expect(newFirst).toBeGreaterThanOrEqual(oldLast);
     expect(newFirst).toBeGreaterThanOrEqual(acquired);
+    // The same for the Service writes on the Kubernetes side (status, finalizers).
+    const serviceWrites = (p: RunningProcess) =>
+      (proxies.get(p)?.writes() ?? []).filter((w) => /\/services\//.test(w.path));
+    expect(serviceWrites(owner).length).toBeGreaterThan(0);
+    const oldKubeLast = Math.max(...serviceWrites(owner).map((w) => w.answeredAt));
+    expect(serviceWrites(other).filter((w) => w.receivedAt < Math.max(acquired, oldKubeLast))).toEqual([]);
     expect(owner.output()).toContain(`successfully released lease kube-system/${MIGRATION_LEASE}`);
   }, 180_000);
 
-  test("a migration lock holder resumed after a pause past its lease sends no cloud write once the other manager holds the lock, and exits 1", async () => {
+  test("a migration lock holder resumed after a pause past its lease sends no cloud or Service write once the other manager holds the lock, and exits 1", async () => {
     await sandbox.cloud.setFaults({ latencyMs: CLOUD_LATENCY_MS });
     await sandbox.cloud.call("DELETE", "/v1/calls");
     // More Services than workers and a rate-limited client keep writes in hand when the holder is paused; --v=4 logs
@@ -186,14 +207,19 @@ describe("leader migration between two compiled managers", () => {
     const code = await owner.exited;
     const mine = (await writes()).filter(byPid(owner.proc.pid));
     const late = mine.filter((w) => w.receivedAt >= heldSince);
+    const kube = proxies.get(owner)?.writes() ?? [];
+    // The migrated controller's objects: cloud-node runs in both managers, each under its own main lock.
+    const lateKube = kube.filter((w) => w.receivedAt >= heldSince && /\/services\//.test(w.path));
     const after = owner.output().slice(from);
     const ended = /leadership lost: [^\n]*/.exec(after)?.[0] ?? "?";
     console.log(
-      `pause: paused ${resumedAt - pausedAt}ms; the old holder made ${mine.length} cloud writes, ${late.length} after ` +
+      `pause: paused ${resumedAt - pausedAt}ms; the old holder made ${mine.length} cloud and ${kube.length} ` +
+        `Kubernetes writes, ${late.length} and ${lateKube.length} of Services after ` +
         `the other took the migration lock; ${after.match(/ refused: /g)?.length ?? 0} writes refused after SIGCONT; ` +
         `the term ended with "${ended}"`,
     );
     expect(late).toEqual([]);
+    expect(lateKube.map((w) => `${w.method} ${w.path}`)).toEqual([]);
     expect(code).toBe(1);
     // Ended by the fence's synchronous check at its first write after SIGCONT, with writes in hand refused.
     expect(ended).toMatch(/^leadership lost: not renewed for [\d.]+s, past the renew deadline of 3s/);
