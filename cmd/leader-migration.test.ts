@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_LEADER_MIGRATION_CONFIG } from "../platform/leader-migration.ts";
-import { controllerRoles, describeRoles, type LeaderMigrationFlags, loadLeaderMigration } from "./leader-migration.ts";
+import {
+  controllerRoles,
+  describeRoles,
+  type LeaderMigrationFlags,
+  loadLeaderMigration,
+  migrationLeaseAccess,
+} from "./leader-migration.ts";
 
 const flags = (
   migration: Partial<LeaderMigrationFlags["leaderMigration"]> = {},
@@ -89,6 +95,16 @@ describe("loadLeaderMigration", () => {
   for (const c of refused) {
     test(c.name, () => expect(loadLeaderMigration(c.flags, file(c.text))).toEqual({ ok: false, problem: c.problem }));
   }
+});
+
+test("the migration Lease needs get, update and watch by name; nothing without migration", () => {
+  const access = migrationLeaseAccess(DEFAULT_LEADER_MIGRATION_CONFIG, "kube-system");
+  expect(access.map((a) => `${a.verb} ${a.resource} ${a.namespace}/${a.name}`).sort()).toEqual([
+    "get leases kube-system/cloud-provider-extraction-migration",
+    "update leases kube-system/cloud-provider-extraction-migration",
+    "watch leases kube-system/cloud-provider-extraction-migration",
+  ]);
+  expect(migrationLeaseAccess(undefined, "kube-system")).toEqual([]);
 });
 
 test("describeRoles names each lock's controllers and those left to another component", () => {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { CONTROLLERS, type ControllerName, canonicalControllerName } from "../controllers/names.ts";
+import { requiredAccess } from "../controllers/permissions.ts";
 import {
   DEFAULT_LEADER_MIGRATION_CONFIG,
   type LeaderMigrationConfig,
@@ -83,6 +84,20 @@ export function loadLeaderMigration(
     );
   }
   return { ok: true, config, warnings };
+}
+
+/**
+ * What the migration lock needs beyond the main lock's permissions (`get`, `update`, `watch` on its Lease), for
+ * `doctor`: none without migration in effect. `create` on Leases, with no name, is the main lock's already.
+ */
+export function migrationLeaseAccess(
+  config: LeaderMigrationConfig | undefined,
+  namespace: string,
+): ReturnType<typeof requiredAccess> {
+  if (!config) return [];
+  return requiredAccess([], { enabled: true, namespace, name: config.leaderName }).filter(
+    (a) => a.resource === "leases" && a.name === config.leaderName,
+  );
 }
 
 /** Each controller's lock under `config`, in start order. */
