@@ -89,7 +89,7 @@ export async function runTerm(t: TermInput): Promise<void> {
     // handlers still get every cached object, so a provider may wait for its caches inside `initialize`.
     informers.start(signal);
     if (t.providerInitialized) {
-      if (!(await untilAborted(t.providerInitialized, signal))) return;
+      if (!(await resolvedBeforeAbort(t.providerInitialized, signal))) return;
     } else {
       await initializeProvider(t, informers, signal);
       t.onProviderInitialized?.();
@@ -258,7 +258,7 @@ function controllerOptions(o: Options): ControllerOptions {
 }
 
 /** True once `p` resolves, false if `signal` aborts first. */
-function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<boolean> {
+function resolvedBeforeAbort(p: Promise<void>, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onAbort = () => resolve(false);
