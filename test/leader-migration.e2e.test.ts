@@ -99,10 +99,14 @@ describe("leader migration between two compiled managers", () => {
     });
     const [owner, other] = migrated(kcm) ? [kcm, ccm] : [ccm, kcm];
     expect(migrated(other)).toBeFalse();
-    // Only the migration lock's holder runs the migrated controller; the other's main term has only cloud-node.
-    expect(owner.output()).toContain('started "service-lb-controller"');
+    // Only the migration lock's holder runs the migrated controller; each main term runs cloud-node.
+    await poll(
+      () =>
+        owner.output().includes('started "service-lb-controller"') &&
+        [owner, other].every((p) => p.output().includes('started "cloud-node-controller"')),
+      { timeoutMs: 30_000, message: `the controllers started; outputs:\n${outputs()}` },
+    );
     expect(other.output()).not.toContain('started "service-lb-controller"');
-    expect(other.output()).toContain('started "cloud-node-controller"');
     return [owner, other];
   };
 
