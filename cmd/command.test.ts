@@ -338,4 +338,36 @@ describe("the command", () => {
     const help = await run(["--help"], { subcommands: { sandbox } });
     expect(help.out).toContain("cloud-controller-manager sandbox [flags]");
   });
+
+  test("--cidr-allocator-type=CloudAllocator with a provider that assigns no pod CIDRs stops before anything starts", async () => {
+    const r = await run([
+      "--cloud-provider=acme",
+      "--allocate-node-cidrs=true",
+      "--cidr-allocator-type=CloudAllocator",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.managed).toBeUndefined();
+    expect(r.err).toBe(
+      "error: --cidr-allocator-type=CloudAllocator: the acme provider does not assign pod CIDRs (it has no cidrAllocator); use --cidr-allocator-type=RangeAllocator with --cluster-cidr, or leave --allocate-node-cidrs off\n",
+    );
+  });
+
+  test("--enable-leader-migration with an invalid --leader-migration-config stops before anything starts, naming the field", async () => {
+    const r = await run([
+      "--cloud-provider=acme",
+      "--enable-leader-migration",
+      "--leader-migration-config=/nonexistent/leader-migration.yaml",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.managed).toBeUndefined();
+    expect(r.err).toStartWith(
+      'error: --leader-migration-config "/nonexistent/leader-migration.yaml" cannot be read (ENOENT)',
+    );
+  });
+
+  test("--enable-leader-migration hands the manager upstream's default configuration", async () => {
+    const r = await run(["--cloud-provider=acme", "--enable-leader-migration"]);
+    expect(r.code).toBe(0);
+    expect(r.managed?.options.leaderMigrationConfig?.leaderName).toBe("cloud-provider-extraction-migration");
+  });
 });

@@ -9,6 +9,9 @@ import { accessSync, constants, statSync } from "node:fs";
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
+import { isControllerEnabled } from "../controllers/names.ts";
+import { cloudAllocatorProblem } from "../controllers/node-ipam/cloud-allocator.ts";
+import { CidrAllocatorTypes } from "../controllers/node-ipam/config.ts";
 import { selectWebhooks } from "../controllers/webhooks/index.ts";
 import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { createMetricsRegistry } from "../platform/metrics.ts";
@@ -18,6 +21,7 @@ import type { ProviderRegistry } from "../providers/registry.ts";
 import { parseArgv } from "./argv.ts";
 import { answerBuiltin, npmKeptFlags, subcommandEnv, subcommandSpecs } from "./builtins.ts";
 import { commandSpec, renderHelp } from "./help.ts";
+import { loadLeaderMigration } from "./leader-migration.ts";
 import { createRootLogger } from "./logger.ts";
 import { buildOptions, type Options } from "./options.ts";
 import { type BuildInfo, renderVersion } from "./version.ts";
@@ -162,6 +166,9 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
   // Every reason the manager cannot start is reported at once: a missing kubeconfig is not hidden behind a
   // provider that cannot start.
   const problems = startProblems(options);
+  const migration = loadLeaderMigration(options);
+  if (!migration.ok) problems.push(migration.problem);
+  else for (const warning of migration.warnings) logger.warn(warning);
   let provider: CloudProvider | undefined;
   if (!problems.some((p) => p.startsWith("--cloud-config"))) {
     try {
@@ -177,6 +184,8 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     if (provider)
       problems.push(...selectWebhooks(options.webhooks, provider.webhooks).errors.map((e) => `--webhooks: ${e}`));
   }
+  const allocator = provider && nodeIpamProviderProblem(options, provider);
+  if (allocator) problems.push(allocator);
   if (problems.length > 0 || !provider) {
     stderr(
       problems.length === 1
@@ -194,7 +203,21 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     }
     logger.warn("detected a cluster without a ClusterID; a ClusterID will be required in the future");
   }
-  return input.runManager({ options, provider, logger, signal: input.signal, metrics });
+  const leaderMigrationConfig = migration.ok ? migration.config : undefined;
+  return input.runManager({
+    options: { ...options, leaderMigrationConfig },
+    provider,
+    logger,
+    signal: input.signal,
+    metrics,
+  });
+}
+
+/** `--cidr-allocator-type=CloudAllocator` needs a provider that assigns pod CIDRs: said before anything starts. */
+function nodeIpamProviderProblem(options: Options, provider: CloudProvider): string | undefined {
+  const cloud = options.allocateNodeCIDRs && options.cidrAllocatorType === CidrAllocatorTypes.cloud;
+  if (!cloud || !isControllerEnabled("node-ipam-controller", options.controllers)) return undefined;
+  return cloudAllocatorProblem(provider);
 }
 
 /** A run without --cloud-provider: the providers to choose from, and the sandbox for a first look. */

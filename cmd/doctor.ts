@@ -21,6 +21,7 @@ import type { CloudProvider } from "../providers/cloud.ts";
 import { isCompositeProvider } from "../providers/composite/provider.ts";
 import { type CloudFailureKind, cloudFailureKind } from "../providers/kit/http/errors.ts";
 import type { Subcommand, SubcommandEnv } from "./command.ts";
+import { loadLeaderMigration, migrationLeaseAccess } from "./leader-migration.ts";
 import type { Options } from "./options.ts";
 import { readSubcommandFlags } from "./subcommand-options.ts";
 
@@ -98,7 +99,12 @@ async function checkApi(o: Options, print: Print): Promise<KubeClient | undefine
 }
 
 async function checkRbac(client: KubeClient, o: Options, print: Print): Promise<boolean> {
-  const needed = requiredAccess(enabledControllers(o.controllers), o.leaderElection);
+  // With leader migration, its Lease too (an unreadable config is the manager's start error, not doctor's).
+  const migration = loadLeaderMigration(o);
+  const needed = [
+    ...requiredAccess(enabledControllers(o.controllers), o.leaderElection),
+    ...migrationLeaseAccess(migration.ok ? migration.config : undefined, o.leaderElection.namespace),
+  ];
   const missing: string[] = [];
   for (const p of needed) {
     let review: { status?: { allowed?: boolean } };

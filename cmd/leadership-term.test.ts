@@ -9,7 +9,14 @@ import { EmulatorKubeClient } from "../platform/testing/emulator-client.ts";
 import { captureLogger } from "../platform/testing/logger.ts";
 import type { CloudProvider, ProviderController } from "../providers/cloud.ts";
 import { parseArgv } from "./argv.ts";
-import { API_HEALTH_WAIT_MS, type FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
+import {
+  API_HEALTH_WAIT_MS,
+  type FatalError,
+  runTerm,
+  type Starters,
+  type TermHealth,
+  type TermInput,
+} from "./leadership-term.ts";
 import { buildOptions } from "./options.ts";
 
 const built = buildOptions(parseArgv(["--cloud-provider=test"]).values);
@@ -33,9 +40,10 @@ interface Setup {
   readonly routes?: StartController;
   readonly controllers?: readonly ProviderController[];
   readonly fence?: WriteFence;
+  readonly term?: Pick<TermInput, "runs" | "providerInitialized" | "onProviderInitialized">;
 }
 
-const start = ({ apiDown = false, initialize, routes = declines, controllers, fence }: Setup) => {
+const start = ({ apiDown = false, initialize, routes = declines, controllers, fence, term = {} }: Setup) => {
   const clock = new FakeClock();
   const client = new EmulatorKubeClient({ now: clock.now });
   if (apiDown)
@@ -66,6 +74,7 @@ const start = ({ apiDown = false, initialize, routes = declines, controllers, fe
     signal: stop.signal,
     fence,
     onFatal: (err) => fatal.push(err),
+    ...term,
   });
   return { clock, logs, health, fatal, stop, done };
 };
@@ -159,5 +168,54 @@ describe("runTerm", () => {
     t.stop.abort();
     await t.done;
     expect(t.fatal).toEqual([]);
+  });
+
+  test("starts only the controllers its lock runs (leader migration)", async () => {
+    const t = start({ term: { runs: (name) => name === "service-lb-controller" } });
+    await t.clock.advance(1);
+    const started = t.logs.filter((l) => l.message.startsWith("started ")).map((l) => l.message);
+    expect(started).toEqual(['started "service-lb-controller"']);
+    t.stop.abort();
+    await t.done;
+  });
+
+  test.each([
+    ["the lock that runs the service controller runs them", "service-lb-controller", ['started "test/firewall"']],
+    ["the other lock does not", "cloud-node-lifecycle-controller", []],
+  ])("under leader migration, the provider's own controllers: %s", async (_name, lockRuns, expected) => {
+    const firewall: ProviderController = {
+      name: "firewall",
+      run: (ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve())),
+    };
+    const t = start({ controllers: [firewall], term: { runs: (name) => name === lockRuns } });
+    await t.clock.advance(1);
+    expect(t.logs.map((l) => l.message).filter((m) => m.startsWith('started "test/'))).toEqual(expected);
+    t.stop.abort();
+    await t.done;
+  });
+
+  test("initialises the provider and says so, or waits for the term that does instead of initialising it again", async () => {
+    let initialized = 0;
+    const initialize = async () => {
+      initialized++;
+    };
+    let said = 0;
+    const first = start({ initialize, term: { onProviderInitialized: () => said++ } });
+    await first.clock.advance(1);
+    expect([initialized, said]).toEqual([1, 1]);
+
+    let ready = () => {};
+    const providerInitialized = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    const second = start({ initialize, term: { providerInitialized } });
+    await second.clock.advance(1);
+    expect(second.logs.some((l) => l.message.startsWith("started "))).toBeFalse();
+    ready();
+    await second.clock.advance(1);
+    expect(second.logs.some((l) => l.message.startsWith("started "))).toBeTrue();
+    expect(initialized).toBe(1);
+    for (const t of [first, second]) t.stop.abort();
+    await Promise.all([first.done, second.done]);
   });
 });

@@ -60,6 +60,15 @@ export interface TermInput {
   readonly fence?: WriteFence | undefined;
   /** Called once, at the first fatal error, before the term stops what it started. */
   readonly onFatal: (err: FatalError) => void;
+  /** The controllers this term runs (leader migration: those of its lock); absent, all. */
+  readonly runs?: ((name: ControllerName) => boolean) | undefined;
+  /**
+   * Set when another term of the process initialises the provider (leader migration's second term): this one waits
+   * for it instead, so the provider is initialised once, with one runtime.
+   */
+  readonly providerInitialized?: Promise<void> | undefined;
+  /** Called once this term has initialised the provider. */
+  readonly onProviderInitialized?: (() => void) | undefined;
 }
 
 export async function runTerm(t: TermInput): Promise<void> {
@@ -79,7 +88,12 @@ export async function runTerm(t: TermInput): Promise<void> {
     // Started before the provider and the controllers: an informer asked for later starts at once, and its
     // handlers still get every cached object, so a provider may wait for its caches inside `initialize`.
     informers.start(signal);
-    await initializeProvider(t, informers, signal);
+    if (t.providerInitialized) {
+      if (!(await resolvedBeforeAbort(t.providerInitialized, signal))) return;
+    } else {
+      await initializeProvider(t, informers, signal);
+      t.onProviderInitialized?.();
+    }
     await startControllers(t, informers, recorders, running, signal);
     startProviderControllers(t, informers, running, signal);
     await Promise.all(running);
@@ -156,13 +170,18 @@ async function initializeProvider(t: TermInput, informers: InformerFactory, sign
   }
 }
 
-/** The provider's own loops (`CloudProvider.controllers`), with the term's fence; each is awaited like a controller. */
+/**
+ * The provider's own loops (`CloudProvider.controllers`), with the term's fence; each is awaited like a controller.
+ * Under leader migration they belong to the lock that runs the service controller (the Services are what they
+ * follow), so one process never runs them twice and two managers never run them at once.
+ */
 function startProviderControllers(
   t: TermInput,
   informers: InformerFactory,
   running: Promise<void>[],
   signal: AbortSignal,
 ): void {
+  if (t.runs && !t.runs("service-lb-controller")) return;
   const name = t.provider.providerName;
   for (const controller of t.provider.controllers ?? []) {
     if (signal.aborted) return;
@@ -206,6 +225,7 @@ async function startControllers(
   const metrics = controllerMetrics(t.registry);
   for (const { name } of CONTROLLERS) {
     if (signal.aborted) return;
+    if (t.runs && !t.runs(name)) continue;
     if (!isControllerEnabled(name, t.options.controllers)) {
       logger.warn(`"${name}" is disabled`);
       continue;
@@ -264,6 +284,19 @@ function controllerOptions(o: Options): ControllerOptions {
     concurrentServiceSyncs: o.concurrentServiceSyncs,
     featureGates: o.featureGates,
   };
+}
+
+/** True once `p` resolves, false if `signal` aborts first. */
+function resolvedBeforeAbort(p: Promise<void>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    });
+  });
 }
 
 /** Upstream: a random period in [min, 2×min). */

@@ -12,6 +12,7 @@
  * resolves 1.
  */
 import type { ConsolaInstance } from "consola";
+import type { ControllerName } from "../controllers/names.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient } from "../kube/client-types.ts";
 import { type Clock, systemClock } from "../kube/clock.ts";
@@ -21,13 +22,14 @@ import { loadTransport } from "../kube/transport.ts";
 import type { WriteFence } from "../kube/write-fence.ts";
 import { redactUrlCredentials } from "../net/url-credentials.ts";
 import { type HealthCheck, namedCheck } from "../platform/healthz.ts";
-import { leaderIdentity, runLeaderElection } from "../platform/leader-election.ts";
+import { type LeaderElection, leaderIdentity, runLeaderElection } from "../platform/leader-election.ts";
 import { leaderElectionMetrics } from "../platform/leader-election-metrics.ts";
 import { type Serving, startServing } from "../platform/serving.ts";
-import { createTermFence, type TermFence } from "../platform/term-fence.ts";
+import { createFenceSet, createTermFence, type TermFence } from "../platform/term-fence.ts";
 import type { TlsListener } from "../platform/tls-listener.ts";
 import { isCompositeProvider } from "../providers/composite/provider.ts";
 import type { RunManager } from "./command.ts";
+import { controllerRoles, describeRoles } from "./leader-migration.ts";
 import { FatalError, runTerm, type Starters, type TermHealth } from "./leadership-term.ts";
 import { startWebhooks } from "./webhooks.ts";
 
@@ -41,6 +43,14 @@ interface RunningTerm {
   readonly stop: AbortController;
   readonly fence: TermFence;
   readonly run: Promise<void>;
+}
+
+/** A lease this manager contends for (the main lock, and under leader migration the migration lock), and its term. */
+interface Lock {
+  election?: LeaderElection;
+  /** Aborted when the term's writes may still land: the election ends without release, the lease left to expire. */
+  readonly electionStop: AbortController;
+  term?: RunningTerm;
 }
 
 export function createRunManager(starters: Starters, clock: Clock = systemClock): RunManager {
@@ -110,7 +120,6 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
       }
     }
     let serving: Serving | undefined;
-    let term: RunningTerm | undefined;
     const lost = new AbortController();
     // Aborted with the `FatalError` that means the controllers cannot run: the process exits 1 naming it.
     const fatal = new AbortController();
@@ -119,53 +128,106 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     };
     const stop = AbortSignal.any([signal, lost.signal, fatal.signal]);
     const base = { options, provider, logger, client, registry, clock, starters, health, onFatal };
+    // The provider's own writes (its client) belong to no one controller: they pass only while every term held
+    // passes them (platform/term-fence.ts `createFenceSet`). The provider is initialised once, by the first term.
+    const providerUser = `provider-${provider.providerName}`;
+    const providerFence = createFenceSet();
+    let providerReady = () => {};
+    const providerInitialized = new Promise<void>((resolve) => {
+      providerReady = resolve;
+    });
+    let terms = 0;
     /** Without leader election the term has no `leading` signal: it ends only by being stopped. */
-    const startTerm = (leading: AbortSignal | undefined, over: () => string | undefined): RunningTerm => {
+    const startTerm = (
+      leading: AbortSignal | undefined,
+      over: () => string | undefined,
+      runs?: (name: ControllerName) => boolean,
+    ): RunningTerm => {
       const fence = createTermFence({ over, sleep: clock.sleep });
+      providerFence.add(fence);
       const termStop = new AbortController();
       // Leadership lost: no write of this term may land any more, in flight or not.
       leading?.addEventListener("abort", () => fence.end(over() ?? "the leadership term is over"), { once: true });
       const run = runTerm({
         ...base,
-        clientFor: (user) => clientFor(user, fence),
+        clientFor: (user) => clientFor(user, user === providerUser ? providerFence : fence),
         fence,
         signal: leading ? AbortSignal.any([leading, termStop.signal]) : termStop.signal,
+        runs,
+        ...(terms++ === 0 ? { onProviderInitialized: providerReady } : { providerInitialized }),
       });
       return { stop: termStop, fence, run };
     };
-    const electionStop = new AbortController();
 
-    let election: ReturnType<typeof runLeaderElection> | undefined;
+    /** Each lock this manager contends for, with the term it holds (at most one term each). */
+    const locks: Lock[] = [];
     if (options.leaderElection.enabled) {
       const le = options.leaderElection;
-      election = runLeaderElection({
-        client: clientFor("leader-election"),
-        namespace: le.namespace,
-        name: le.name,
-        identity: leaderIdentity(),
-        leaseDurationMs: le.leaseDurationMs,
-        renewDeadlineMs: le.renewDeadlineMs,
-        retryPeriodMs: le.retryPeriodMs,
-        now: clock.now,
-        sleep: clock.sleep,
-        logger: logger.withTag("leader-election"),
-        metrics: leaderElectionMetrics(registry),
-        // Aborted only when writes may still land: the election then ends without release, the lease left to expire.
-        signal: electionStop.signal,
-        onStartedLeading: (leading, over) => {
+      const identity = leaderIdentity();
+      const elect = (
+        name: string,
+        lostMessage: string,
+        onStarted: (leading: AbortSignal, over: () => string | undefined) => RunningTerm,
+      ): void => {
+        const lock: Lock = { electionStop: new AbortController() };
+        lock.election = runLeaderElection({
+          client: clientFor("leader-election"),
+          namespace: le.namespace,
+          name,
+          identity,
+          leaseDurationMs: le.leaseDurationMs,
+          renewDeadlineMs: le.renewDeadlineMs,
+          retryPeriodMs: le.retryPeriodMs,
+          now: clock.now,
+          sleep: clock.sleep,
+          logger: logger.withTag("leader-election"),
+          metrics: leaderElectionMetrics(registry),
+          // Aborted only when writes may still land: the election then ends without release, the lease left to expire.
+          signal: lock.electionStop.signal,
+          onStartedLeading: (leading, over) => {
+            // Won while stopping: the lease is released at once, and nothing may start.
+            if (!stop.aborted) lock.term = onStarted(leading, over);
+          },
+          onStoppedLeading: (reason) => {
+            if (reason === "lost") {
+              logger.error(lostMessage);
+              lost.abort(new Error(lostMessage));
+            }
+          },
+        });
+        locks.push(lock);
+      };
+      const migration = options.leaderMigrationConfig;
+      if (!migration) {
+        elect(le.name, "leaderelection lost", (leading, over) => {
           logger.info("became leader; starting controllers");
-          term = startTerm(leading, over);
-        },
-        onStoppedLeading: (reason) => {
-          if (reason === "lost") {
-            logger.error("leaderelection lost");
-            lost.abort(new Error("leaderelection lost"));
-          }
-        },
-      });
-      checks.push(namedCheck("leaderElection", election.healthy, "failed election to renew leadership"));
+          return startTerm(leading, over);
+        });
+      } else {
+        // upstream: app/controllermanager.go `Run`: the migration lock is contended for only once the main lock is
+        // held, so one manager never holds the migration lock while another holds the main one.
+        const roles = controllerRoles(migration);
+        const role = (name: ControllerName) => roles.find((r) => r.name === name)?.role;
+        logger.info(`starting leader migration: ${describeRoles(roles, le.namespace, le.name, migration.leaderName)}`);
+        elect(le.name, "leaderelection lost", (leading, over) => {
+          logger.info("leader migration: starting main controllers.");
+          const term = startTerm(leading, over, (name) => role(name) === "non-migrated");
+          elect(migration.leaderName, "migration leaderelection lost", (migrationLeading, migrationOver) => {
+            logger.info("leader migration: starting migrated controllers.");
+            return startTerm(migrationLeading, migrationOver, (name) => role(name) === "migrated");
+          });
+          return term;
+        });
+      }
+      checks.push(
+        namedCheck(
+          "leaderElection",
+          () => locks.every((lock) => lock.election?.healthy() ?? true),
+          "failed election to renew leadership",
+        ),
+      );
     } else {
-      term = startTerm(undefined, () => undefined);
+      locks.push({ electionStop: new AbortController(), term: startTerm(undefined, () => undefined) });
     }
 
     if (options.serving.securePort > 0) {
@@ -210,15 +272,8 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     });
 
     await waitAborted(stop);
-    const drained = term ? await stopTerm(term, clock, logger) : true;
-    if (!drained) {
-      logger.warn("not releasing the leader lease while writes may still land; a standby takes over when it expires");
-      electionStop.abort();
-    }
-    // Hands the lease back (when we lead) only now that the term's writes are done; after a loss it only waits.
-    await withDeadline(election?.release() ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
-      logger.warn("the leader lease could not be released in time"),
-    );
+    // The migration lock (the last) first: each lease is handed back only once its own term's writes are done.
+    for (const lock of [...locks].reverse()) await stopLock(lock, clock, logger);
     await serving?.stop();
     await webhooks?.stop();
     lifetime.abort();
@@ -231,6 +286,19 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
     logger.info("stopped");
     return 0;
   };
+}
+
+/** Stops the lock's term, then hands its lease back, unless the term's writes may still land. */
+async function stopLock(lock: Lock, clock: Clock, logger: ConsolaInstance): Promise<void> {
+  const drained = lock.term ? await stopTerm(lock.term, clock, logger) : true;
+  if (!drained) {
+    logger.warn("not releasing the leader lease while writes may still land; a standby takes over when it expires");
+    lock.electionStop.abort();
+  }
+  // Hands the lease back (when we lead) only now that the term's writes are done; after a loss it only waits.
+  await withDeadline(lock.election?.release() ?? Promise.resolve(), STOP_GRACE_MS, clock, () =>
+    logger.warn("the leader lease could not be released in time"),
+  );
 }
 
 /**

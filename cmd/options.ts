@@ -18,6 +18,7 @@ import {
 } from "../controllers/node-ipam/config.ts";
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
 import { MAX_TIMER_MS } from "../kube/clock.ts";
+import type { LeaderMigrationConfig } from "../platform/leader-migration.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
 import {
   type FeatureGates,
@@ -218,6 +219,8 @@ const OptionsSchema = v.pipe(
     "leader-elect-resource-lock": str,
     "leader-elect-resource-name": str,
     "leader-elect-resource-namespace": str,
+    "enable-leader-migration": bool("enable-leader-migration"),
+    "leader-migration-config": str,
     "concurrent-node-syncs": int("concurrent-node-syncs", 0),
     "concurrent-node-status-updates": int("concurrent-node-status-updates", 0),
     "concurrent-service-syncs": int("concurrent-service-syncs", 1),
@@ -294,6 +297,8 @@ const OptionsSchema = v.pipe(
       name: o["leader-elect-resource-name"],
       namespace: o["leader-elect-resource-namespace"],
     },
+    /** `--enable-leader-migration` and the file of `--leader-migration-config` (empty: upstream's default). */
+    leaderMigration: { enabled: o["enable-leader-migration"], configFile: o["leader-migration-config"] },
     concurrentNodeSyncs: o["concurrent-node-syncs"],
     // 0 = the initialisation workers' count, which the node controller works out (it may be automatic).
     concurrentNodeStatusUpdates: o["concurrent-node-status-updates"] || o["concurrent-node-syncs"],
@@ -339,6 +344,8 @@ export type Options = v.InferOutput<typeof OptionsSchema> & {
   readonly featureGates: FeatureGates;
   /** `--kube-api-qps` or `--kube-api-burst` was given: the client-side limit holds, not the server's flow control. */
   readonly kubeApiLimitsSet?: boolean;
+  /** The leader migration in effect (cmd/leader-migration.ts `loadLeaderMigration`), read before the manager starts. */
+  readonly leaderMigrationConfig?: LeaderMigrationConfig | undefined;
 };
 
 export type OptionsResult =

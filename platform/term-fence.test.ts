@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FakeClock } from "../kube/testdata/fake-clock.ts";
 import { TermOverError } from "../kube/write-fence.ts";
-import { createTermFence } from "./term-fence.ts";
+import { createFenceSet, createTermFence } from "./term-fence.ts";
 
 const setup = (over: () => string | undefined = () => undefined) => {
   const clock = new FakeClock();
@@ -124,5 +124,42 @@ describe("term fence", () => {
 
   test("drain() with nothing in flight resolves true at once", async () => {
     expect(await setup().fence.drain(0)).toBeTrue();
+  });
+});
+
+describe("fence set", () => {
+  test("passes a write only when every term passes it, and counts it in each until it ends", () => {
+    const a = setup().fence;
+    const b = setup().fence;
+    const set = createFenceSet();
+    set.add(a);
+    set.add(b);
+    const write = set.enter("PATCH /s");
+    expect(a.inFlight()).toEqual(["PATCH /s"]);
+    expect(b.inFlight()).toEqual(["PATCH /s"]);
+    write.end();
+    expect([a.inFlight(), b.inFlight()]).toEqual([[], []]);
+  });
+
+  test("refuses once one term is over, leaving nothing counted in the others", () => {
+    const a = setup().fence;
+    const b = setup().fence;
+    const set = createFenceSet();
+    set.add(a);
+    set.add(b);
+    b.close("migration lock lost");
+    expect(() => set.enter("PATCH /s")).toThrow("PATCH /s refused: migration lock lost");
+    expect(a.inFlight()).toEqual([]);
+  });
+
+  test("aborts a write in flight when any term ends", () => {
+    const a = setup().fence;
+    const b = setup().fence;
+    const set = createFenceSet();
+    set.add(a);
+    const write = set.enter("PATCH /s");
+    set.add(b);
+    a.end("lost");
+    expect(write.signal.aborted).toBeTrue();
   });
 });

@@ -101,3 +101,37 @@ export function createTermFence(options: TermFenceOptions): TermFence {
     unanswered: () => [...unanswered],
   };
 }
+
+/** A fence over the terms a process holds at once (leader migration's two locks), growing as they start. */
+export interface FenceSet extends WriteFence {
+  add(fence: WriteFence): void;
+}
+
+/**
+ * A write passes only when every term held passes it, and is counted in each until it ends; it is aborted when any
+ * of them ends. For the writes that belong to no one controller (the provider's own Kubernetes client): once either
+ * lock is lost, none of them may land, so the other manager never meets one of ours.
+ */
+export function createFenceSet(): FenceSet {
+  const fences: WriteFence[] = [];
+  return {
+    add: (fence) => {
+      fences.push(fence);
+    },
+    enter: (what) => {
+      const entered: FencedWrite[] = [];
+      try {
+        for (const fence of fences) entered.push(fence.enter(what));
+      } catch (err) {
+        for (const write of entered) write.end();
+        throw err;
+      }
+      return {
+        signal: AbortSignal.any(entered.map((w) => w.signal)),
+        end: (answered) => {
+          for (const write of entered) write.end(answered);
+        },
+      };
+    },
+  };
+}

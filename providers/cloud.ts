@@ -64,12 +64,19 @@ export interface CloudProvider {
   readonly loadBalancer?: LoadBalancer | undefined;
   /** Routes for pod CIDRs; absent ⇒ the route controller does not run. */
   readonly routes?: Routes | undefined;
+  /**
+   * Pod CIDRs the cloud assigns to each node; used by the node IPAM controller with
+   * `--cidr-allocator-type=CloudAllocator`. Absent ⇒ that allocator type refuses to start (the range allocator needs
+   * nothing from the provider).
+   */
+  readonly cidrAllocator?: CidrAllocator | undefined;
   /** Cluster listing; no controller uses it. */
   readonly clusters?: Clusters | undefined;
   /**
    * Loops of the provider's own that act on the cluster's objects (DO CCM's public-access firewall follows the
    * Services' node ports). The manager runs each inside every leadership term, after the shared controllers
-   * started; `plan` and `doctor` never run them. Optional.
+   * started (under leader migration, in the term of the lock that runs the service controller); `plan` and
+   * `doctor` never run them. Optional.
    */
   readonly controllers?: readonly ProviderController[] | undefined;
   /**
@@ -370,6 +377,23 @@ export interface Routes {
   createRoute(ctx: CallContext, clusterName: string, nameHint: string, route: Route): Promise<void>;
   /** Delete a route as returned by `listRoutes`. */
   deleteRoute(ctx: CallContext, clusterName: string, route: Route): Promise<void>;
+}
+
+/**
+ * Upstream's `CloudAllocator` node IPAM type: the cloud, not `--cluster-cidr`, decides each node's pod ranges (a
+ * cloud that routes a range to each instance, as alias IP ranges). The node IPAM controller asks once for every Node
+ * that has a provider ID and no `spec.podCIDRs`, and writes the answer there; a Node's pod CIDRs never change once
+ * set, so the cloud must not move a range while its node exists.
+ */
+export interface CidrAllocator {
+  /**
+   * The pod CIDRs the cloud assigned to `node`'s instance, found by its `spec.providerID` (always set when called):
+   * CIDR strings (`10.244.3.0/24`, `fd00:10:244:3::/64`), at most one per IP family, the cluster's primary family
+   * first (it becomes `spec.podCIDR`). Empty when the cloud has assigned none yet: the node gets a
+   * `CIDRNotAvailable` event and is asked again with back-off. Throw `InstanceNotFoundError` when the instance does
+   * not exist, `RetryError` to be asked again after a given time. Only reads the cloud.
+   */
+  podCIDRs(ctx: CallContext, node: Node): Promise<readonly string[]>;
 }
 
 /** Upstream `Clusters`; no controller uses it. */

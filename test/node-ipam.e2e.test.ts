@@ -2,6 +2,7 @@
  * End to end, node IPAM: the compiled manager runs only the node IPAM controller with --allocate-node-cidrs against
  * the sandbox, whose own Node already has a pod CIDR. Nodes created without pod CIDRs get distinct subnets; a
  * restart keeps them and hands out none twice; a full range is reported, and a deleted Node's subnet is reused.
+ * With --cidr-allocator-type=CloudAllocator the sandbox cloud's per-machine ranges are written instead.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Resources } from "../kube/client-types.ts";
@@ -91,5 +92,54 @@ describe("node IPAM controller, compiled, against the sandbox", () => {
     const d = await waitForCIDRs("ipam-d");
     expect(d[0]).toBe(given.get("ipam-a")?.[0] as string);
     expect(manager?.proc.exitCode).toBeNull();
+  });
+});
+
+describe("node IPAM with --cidr-allocator-type=CloudAllocator, compiled, against the sandbox", () => {
+  const machine = async (name: string, podCIDRs?: string[]) =>
+    (
+      await sandbox.cloud.call<{ machine: { id: string; providerID: string } }>("POST", "/v1/machines", {
+        name,
+        ...(podCIDRs ? { podCIDRs } : {}),
+      })
+    ).machine;
+  const cloudNode = (name: string, providerID: string): Node => ({ ...bare(name), spec: { providerID } });
+
+  test("Nodes get the ranges the cloud routes to their machines; a machine without one is reported until it has one", async () => {
+    await stop();
+    const a = await machine("cloud-a", ["10.200.1.0/24", "fd00:10:200:1::/64"]);
+    const b = await machine("cloud-b");
+    manager = await sandbox.startManager([...FLAGS, "--cidr-allocator-type=CloudAllocator"], { clusterCIDR: "" });
+    await poll(() => output().includes("assigning node pod CIDRs from the sandbox cloud"), {
+      message: `the cloud allocator started; manager said:\n${output()}`,
+    });
+    await sandbox.client.create(Resources.nodes, cloudNode("cloud-a", a.providerID));
+    await sandbox.client.create(Resources.nodes, cloudNode("cloud-b", b.providerID));
+    expect(await waitForCIDRs("cloud-a")).toEqual(["10.200.1.0/24", "fd00:10:200:1::/64"]);
+    expect((await sandbox.node("cloud-a"))?.spec?.podCIDR).toBe("10.200.1.0/24");
+    await poll(async () => (await sandbox.events("cloud-b")).some((e) => e.reason === "CIDRNotAvailable"), {
+      timeoutMs: 30_000,
+      message: `a CIDRNotAvailable event for cloud-b; manager said:\n${output()}`,
+    });
+    expect(await podCIDRsOf("cloud-b")).toBeUndefined();
+    // The cloud assigns a range later: the retry writes it.
+    await sandbox.cloud.call("PATCH", `/v1/machines/${b.id}`, { podCIDRs: ["10.200.2.0/24"] });
+    expect(await waitForCIDRs("cloud-b")).toEqual(["10.200.2.0/24"]);
+    // Nodes that had pod CIDRs keep them.
+    expect(await podCIDRsOf("node-1")).toEqual(["10.128.0.0/24"]);
+    expect(manager?.proc.exitCode).toBeNull();
+  });
+
+  test("a provider that assigns no pod CIDRs is refused at start, naming the flag", async () => {
+    await stop();
+    manager = await sandbox.startManager(
+      // metal needs no cloud-config; a later flag overrides the harness's.
+      [...FLAGS, "--cidr-allocator-type=CloudAllocator", "--cloud-provider=metal", "--cloud-config="],
+      { clusterCIDR: "" },
+    );
+    expect(await manager.exited).toBe(1);
+    expect(output()).toContain(
+      "--cidr-allocator-type=CloudAllocator: the metal provider does not assign pod CIDRs (it has no cidrAllocator)",
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { Node, Service } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
 import type { ControllerName } from "../names.ts";
 import { cloudNodeUnsupported } from "../node/metadata.ts";
+import { cloudAllocatorProblem } from "../node-ipam/cloud-allocator.ts";
 import { CidrAllocatorTypes } from "../node-ipam/config.ts";
 import { NodeIpamDeclines } from "../node-ipam/controller.ts";
 import { lifecycleUnsupported } from "../nodelifecycle/cloud.ts";
@@ -56,7 +57,7 @@ export function declineReason(
       return options.clusterCIDR.trim() === "" ? RouteDeclines.noClusterCIDR : undefined;
     case "node-ipam-controller":
       if (!options.allocateNodeCIDRs) return NodeIpamDeclines.notAllocating;
-      return options.cidrAllocatorType === CidrAllocatorTypes.cloud ? NodeIpamDeclines.cloudAllocator : undefined;
+      return options.cidrAllocatorType === CidrAllocatorTypes.cloud ? cloudAllocatorProblem(provider) : undefined;
   }
 }
 

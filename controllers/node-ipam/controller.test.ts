@@ -36,12 +36,51 @@ const allHave =
     names.every((n) => podCIDRs(h, n) !== undefined);
 
 describe("node IPAM controller", () => {
-  test.each([
-    ["--allocate-node-cidrs=false", { allocateNodeCIDRs: false }, NodeIpamDeclines.notAllocating],
-    ["the cloud allocator", { cidrAllocatorType: "CloudAllocator" }, NodeIpamDeclines.cloudAllocator],
-  ])("declines with %s", async (_name, options, reason) => {
-    const h = setup([], options);
-    expect(await h.start(startNodeIpamController)).toEqual({ started: false, reason });
+  test("declines with --allocate-node-cidrs=false", async () => {
+    const h = setup([], { allocateNodeCIDRs: false });
+    expect(await h.start(startNodeIpamController)).toEqual({
+      started: false,
+      reason: NodeIpamDeclines.notAllocating,
+    });
+  });
+
+  test("the cloud allocator on a provider without cidrAllocator stops the manager naming the flag", async () => {
+    const h = setup([], { cidrAllocatorType: "CloudAllocator" });
+    await expect(h.start(startNodeIpamController)).rejects.toThrow(
+      "--cidr-allocator-type=CloudAllocator: the fake provider does not assign pod CIDRs (it has no cidrAllocator)",
+    );
+  });
+
+  test("the cloud allocator writes the cloud's ranges once, records CIDRNotAvailable for none, and asks nothing about Nodes that have pod CIDRs or no provider ID", async () => {
+    const cloud = new FakeCloud();
+    cloud.podCIDRsByProviderID = { "fake://a": ["10.1.0.0/24", "fd00:1::/64"], "fake://b": [] };
+    const withID = (n: Node, providerID: string): Node => ({ ...n, spec: { ...n.spec, providerID } });
+    const h = controllerHarness({
+      name: "node-ipam-controller",
+      provider: cloud,
+      nodes: [
+        withID(node("a"), "fake://a"),
+        withID(node("b"), "fake://b"),
+        node("pending"),
+        withID(node("old", "10.9.0.0/24"), "fake://old"),
+      ],
+      options: { allocateNodeCIDRs: true, cidrAllocatorType: "CloudAllocator", clusterCIDR: "" },
+    });
+    harness = h;
+    await h.start(startNodeIpamController);
+    await waitFor(allHave(h, "a"), { message: "pod CIDRs on a" });
+    expect(h.node("a")?.spec).toMatchObject({ podCIDR: "10.1.0.0/24", podCIDRs: ["10.1.0.0/24", "fd00:1::/64"] });
+    await waitFor(
+      async () => {
+        await h.flushEvents();
+        return h.writtenEvents("CIDRNotAvailable").length > 0;
+      },
+      { message: "CIDRNotAvailable for b" },
+    );
+    expect(h.writtenEvents("CIDRNotAvailable")[0]?.message).toBe("Node b status is now: CIDRNotAvailable");
+    const asked = cloud.calls.filter((c) => c.name === "pod-cidrs").map((c) => (c.args[1] as Node).metadata?.name);
+    expect(new Set(asked)).toEqual(new Set(["a", "b"]));
+    expect([h.nodeWrites("old"), h.nodeWrites("pending"), h.nodeWrites("b")]).toEqual([0, 0, 0]);
   });
 
   test("a mask that does not fit the cluster CIDR stops the manager with upstream's message", async () => {

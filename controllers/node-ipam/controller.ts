@@ -1,6 +1,7 @@
 /**
  * The node IPAM controller's runner (upstream: pkg/controller/nodeipam/ipam/range_allocator.go `Run`): with
- * `--allocate-node-cidrs`, gives every Node without pod CIDRs one subnet of each cluster CIDR. After the node cache
+ * `--allocate-node-cidrs`, gives every Node without pod CIDRs one subnet of each cluster CIDR (with
+ * `--cidr-allocator-type=CloudAllocator`, the cloud's ranges instead: cloud-allocator.ts). After the node cache
  * syncs it marks the subnets of every existing Node taken, then works Node names off a queue; deleting a Node frees
  * its subnets at once. A Node's pod CIDRs, once set, are never changed.
  */
@@ -14,6 +15,7 @@ import { MANAGER_NAME } from "../runtime/metrics.ts";
 import { runWorkers, SyncResult } from "../runtime/run-workers.ts";
 import { WorkQueue } from "../runtime/workqueue.ts";
 import { CidrSet } from "./cidr-set.ts";
+import { startCloudAllocator } from "./cloud-allocator.ts";
 import { CidrAllocatorTypes, type NodeIpamConfig, NodeIpamConfigError, nodeIpamConfig } from "./config.ts";
 import { cidrSetMetrics } from "./metrics.ts";
 import {
@@ -31,8 +33,6 @@ import {
 
 export const NodeIpamDeclines = {
   notAllocating: "--allocate-node-cidrs=false: pod CIDRs are left to whatever else assigns them",
-  cloudAllocator:
-    "--cidr-allocator-type=CloudAllocator: no provider here supplies its own CIDR allocator; use RangeAllocator",
 } as const;
 
 const METRIC_NAME = "nodeipam";
@@ -47,9 +47,7 @@ const PATCH_ATTEMPTS = 3;
 export const startNodeIpamController: StartController = (ctx): StartResult => {
   const { options, logger } = ctx;
   if (!options.allocateNodeCIDRs) return { started: false, reason: NodeIpamDeclines.notAllocating };
-  if (options.cidrAllocatorType === CidrAllocatorTypes.cloud) {
-    return { started: false, reason: NodeIpamDeclines.cloudAllocator };
-  }
+  if (options.cidrAllocatorType === CidrAllocatorTypes.cloud) return startCloudAllocator(ctx);
   let config: NodeIpamConfig;
   try {
     config = nodeIpamConfig(options);

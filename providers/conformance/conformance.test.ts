@@ -38,6 +38,8 @@ describe("a provider that breaks one contract fails the check for it, with a mes
     ["route-name-from-hint-only", "routes/dual-stack", /must list exactly one route for 10.244.2.0\/24; got 0/],
     ["route-target-lost", "routes/create-list-delete", /must report targetNode/],
     ["rate-limit-zero", "rateLimit/shape", /rateLimit.qps must be a finite number above 0/],
+    ["pod-cidrs-same-family", "cidrAllocator/shape", /at most one CIDR per IP family/],
+    ["pod-cidrs-gone-empty", "cidrAllocator/deleted", /must throw, but answered \[\]/],
   ];
 
   test.each(cases)("%p fails %p", async (breakage, id, message) => {

@@ -13,6 +13,7 @@
 import { describe, test } from "bun:test";
 import type { CloudProvider } from "../cloud.ts";
 import { bulkChecks } from "./checks/bulk.ts";
+import { cidrAllocatorChecks } from "./checks/cidr-allocator.ts";
 import { instancesV2Checks } from "./checks/instances-v2.ts";
 import { legacyChecks } from "./checks/legacy.ts";
 import { loadBalancerChecks } from "./checks/load-balancers.ts";
@@ -35,6 +36,7 @@ export function conformanceChecks(name: string): readonly Check[] {
     ...legacyChecks,
     ...loadBalancerChecks,
     ...routeChecks,
+    ...cidrAllocatorChecks,
   ];
 }
 
@@ -48,6 +50,7 @@ export const capabilities: readonly Capability[] = [
   "clusters",
   "loadBalancer",
   "routes",
+  "cidrAllocator",
 ];
 
 /** The capabilities a provider offers: a property that is set (`undefined` means "not offered"). */
@@ -61,6 +64,7 @@ export function offeredCapabilities(provider: CloudProvider): Set<Capability> {
   if (provider.clusters !== undefined) offered.add("clusters");
   if (provider.loadBalancer !== undefined) offered.add("loadBalancer");
   if (provider.routes !== undefined) offered.add("routes");
+  if (provider.cidrAllocator !== undefined) offered.add("cidrAllocator");
   return offered;
 }
 

@@ -15,7 +15,8 @@ export type Capability =
   | "zones"
   | "clusters"
   | "loadBalancer"
-  | "routes";
+  | "routes"
+  | "cidrAllocator";
 
 /** `<capability>/<check>`, e.g. `instancesV2/stopped`; the full list is `checkIds()`. */
 export type CheckId = `${Capability}/${string}`;

@@ -11,6 +11,7 @@ import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../../kube/
 import type {
   BulkInstanceInfo,
   CallContext,
+  CidrAllocator,
   CloudProvider,
   Clusters,
   InstanceMetadata,
@@ -24,6 +25,7 @@ import type {
   Zones,
 } from "../cloud.ts";
 import { defaultLoadBalancerName } from "../cloud.ts";
+import { InstanceNotFoundError } from "../errors.ts";
 
 export interface FakeCall {
   readonly name: string;
@@ -52,6 +54,7 @@ type FakeMethods = Omit<InstancesV2, "instanceMetadataBulk"> &
   LoadBalancer &
   Routes &
   Clusters &
+  CidrAllocator &
   Required<Pick<InstancesV2, "instanceMetadataBulk">>;
 
 export class FakeCloud implements CloudProvider {
@@ -90,6 +93,11 @@ export class FakeCloud implements CloudProvider {
   zone: Zone = { failureDomain: "", region: "" };
   clusterList: string[] = [];
   masterName = "";
+  /**
+   * Beyond upstream: the pod CIDRs the cloud assigned, by provider ID; set ⇒ the fake offers `cidrAllocator`, which
+   * answers a provider ID not listed with `InstanceNotFoundError`.
+   */
+  podCIDRsByProviderID: Record<string, string[]> | undefined;
   /** Added before every recorded call, to simulate a slow cloud. */
   requestDelayMs = 0;
 
@@ -137,6 +145,9 @@ export class FakeCloud implements CloudProvider {
   }
   get clusters(): Clusters | undefined {
     return this.disableClusters ? undefined : this.#clusters;
+  }
+  get cidrAllocator(): CidrAllocator | undefined {
+    return this.podCIDRsByProviderID ? this.#cidrAllocator : undefined;
   }
 
   async #record(name: string, args: unknown[]): Promise<void> {
@@ -356,4 +367,15 @@ export class FakeCloud implements CloudProvider {
         return this.masterName;
       }),
   } satisfies Clusters;
+
+  readonly #cidrAllocator = {
+    podCIDRs: (ctx: CallContext, node: Node) =>
+      this.#call("podCIDRs", "pod-cidrs", [ctx, node], () => {
+        this.#throwIf(this.err);
+        const providerID = node.spec?.providerID ?? "";
+        const cidrs = this.podCIDRsByProviderID?.[providerID];
+        if (!cidrs) throw new InstanceNotFoundError(`fake: no instance ${providerID}`);
+        return [...cidrs];
+      }),
+  } satisfies CidrAllocator;
 }

@@ -10,6 +10,7 @@ import { loadBalancerClassesOf } from "../load-balancer-classes.ts";
 import { SandboxAnnotations } from "./annotations.ts";
 import type { SandboxApi } from "./api/client.ts";
 import { SandboxHttpApi } from "./api/http.ts";
+import { createCidrAllocator } from "./cidr-allocator.ts";
 import { sandboxSettings } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createLegacyInstances } from "./legacy-instances.ts";
@@ -78,6 +79,7 @@ export function sandboxProvider(api: SandboxApi, options: SandboxProviderOptions
     ...instances,
     loadBalancer: { ...createLoadBalancers(api, options), classes: options.classes },
     routes: createRoutes(api, options),
+    cidrAllocator: createCidrAllocator(api),
     rateLimit: sandboxRateLimit,
   } satisfies CloudProvider;
 }

@@ -68,8 +68,9 @@ describe("the REST API", () => {
     expect(page.body.pagination).toEqual({ page: 2, perPage: 3, total: 4, nextPage: null });
     const byName = await call("GET", "/v1/machines?name=node-2");
     expect(byName.body.machines.map((m: { name: string }) => m.name)).toEqual(["node-2"]);
-    const patched = await call("PATCH", `/v1/machines/${id}`, { state: "stopped" });
-    expect(patched.body.machine).toMatchObject({ state: "stopped", zone: "zone-b" });
+    expect(created.body.machine.podCIDRs).toEqual([]);
+    const patched = await call("PATCH", `/v1/machines/${id}`, { state: "stopped", podCIDRs: ["10.244.1.0/24"] });
+    expect(patched.body.machine).toMatchObject({ state: "stopped", zone: "zone-b", podCIDRs: ["10.244.1.0/24"] });
     expect((await call("DELETE", `/v1/machines/${id}`)).status).toBe(204);
     expect(await call("GET", `/v1/machines/${id}`)).toMatchObject({
       status: 404,
@@ -150,6 +151,13 @@ describe("the REST API", () => {
       ],
     ],
     ["POST", "/v1/routes", { name: "r", cluster: "k", targetNode: "n", destinationCIDR: "x" }, ["not an IPv4"]],
+    ["POST", "/v1/machines", { name: "p", podCIDRs: ["10.0.0.0/24", "x"] }, ["podCIDRs.1: not an IPv4 or IPv6 CIDR"]],
+    [
+      "PATCH",
+      "/v1/machines/m-1",
+      { podCIDRs: ["10.0.0.0/24", "10.0.1.0/24"] },
+      ["podCIDRs: at most one pod CIDR per IP family"],
+    ],
     ["PUT", "/v1/faults", { errorRate: 2 }, ["errorRate: "]],
   ])("%s %s with a bad body answers 400 naming every problem", async (method, path, body, parts) => {
     const res = await call(method, path, body);

@@ -120,6 +120,7 @@ export class CloudState {
       labels: { ...spec.labels },
       metadataPending: spec.metadataPending ?? false,
       providerIDHidden: spec.providerIDHidden ?? false,
+      podCIDRs: [...(spec.podCIDRs ?? [])],
     };
     if (spec.addresses) this.#reserveAddresses(machine);
     this.#machines.set(id, machine);

@@ -36,6 +36,11 @@ export interface Machine {
   metadataPending: boolean;
   /** The cloud's metadata for the machine carries no provider ID (the node's own, if it has one, is kept). */
   providerIDHidden: boolean;
+  /**
+   * Pod ranges the cloud routes to the machine itself (as a cloud's alias IP ranges), at most one per IP family: what
+   * the `CloudAllocator` node IPAM type gives the machine's Node. Empty: none assigned.
+   */
+  podCIDRs: string[];
 }
 
 /** What a create accepts; every field but `name` has a default (docs/sandbox.md lists them). */
@@ -49,6 +54,7 @@ export interface MachineSpec {
   labels?: Record<string, string>;
   metadataPending?: boolean;
   providerIDHidden?: boolean;
+  podCIDRs?: string[];
 }
 
 /** What a PATCH accepts: only the fields given change. */

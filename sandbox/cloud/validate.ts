@@ -44,6 +44,15 @@ export const machineSpecSchema = v.strictObject({
   labels: v.exactOptional(v.record(labelKey, labelValue)),
   metadataPending: v.exactOptional(v.boolean()),
   providerIDHidden: v.exactOptional(v.boolean()),
+  podCIDRs: v.exactOptional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.check(isCIDR, "not an IPv4 or IPv6 CIDR"))),
+      v.check(
+        (cidrs) => new Set(cidrs.map((c) => c.includes(":"))).size === cidrs.length,
+        "at most one pod CIDR per IP family",
+      ),
+    ),
+  ),
 });
 
 export const machinePatchSchema = v.strictObject({

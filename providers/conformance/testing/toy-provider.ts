@@ -4,6 +4,7 @@
  */
 import type { Node, Service } from "../../../kube/objects.ts";
 import {
+  type CidrAllocator,
   type CloudProvider,
   defaultLoadBalancerName,
   type InstanceMetadata,
@@ -38,7 +39,9 @@ export type Breakage =
   | "ingress-empty"
   | "route-name-from-hint-only"
   | "route-target-lost"
-  | "rate-limit-zero";
+  | "rate-limit-zero"
+  | "pod-cidrs-same-family"
+  | "pod-cidrs-gone-empty";
 
 interface Machine {
   readonly id: string;
@@ -158,6 +161,19 @@ export function toyTarget(broken: readonly Breakage[] = []): ConformanceTarget {
     },
   } satisfies Routes;
 
+  const cidrAllocator = {
+    async podCIDRs(_ctx, node) {
+      const m = find(node);
+      if (!m) {
+        if (is("pod-cidrs-gone-empty")) return [];
+        throw new InstanceNotFoundError(`toy: no machine for ${node.metadata?.name}`);
+      }
+      return is("pod-cidrs-same-family")
+        ? [`10.244.${m.id}.0/24`, `10.245.${m.id}.0/24`]
+        : [`10.244.${m.id}.0/24`, `fd00:10:244:${m.id}::/64`];
+    },
+  } satisfies CidrAllocator;
+
   const provider: CloudProvider = {
     providerName: "toy",
     hasClusterID: () => true,
@@ -171,6 +187,7 @@ export function toyTarget(broken: readonly Breakage[] = []): ConformanceTarget {
     clusters: { listClusters: async () => ["toy"], master: async () => "127.0.0.1" },
     loadBalancer,
     routes: routeAPI,
+    cidrAllocator,
     rateLimit: { qps: is("rate-limit-zero") ? 0 : 5, burst: 10 },
   };
 

@@ -31,6 +31,8 @@ export interface SandboxMachine {
   readonly metadataPending: boolean;
   /** The cloud's metadata for this machine carries no provider ID. */
   readonly providerIDHidden: boolean;
+  /** Pod ranges the cloud routes to this machine, as it sent them (checked where they are used); empty for none. */
+  readonly podCIDRs: readonly string[];
 }
 
 export interface MachinePage {

@@ -25,6 +25,7 @@ const machine = v.object({
   labels: v.optional(v.record(v.string(), v.string()), {}),
   metadataPending: v.optional(v.boolean(), false),
   providerIDHidden: v.optional(v.boolean(), false),
+  podCIDRs: v.optional(v.array(v.string()), []),
 });
 
 export const machineAnswer = v.object({ machine });
