@@ -9,6 +9,7 @@ import type { CloudProvider, ProviderController, ProviderRuntime, RateLimit } fr
 import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
 import type { WarningRecorder } from "../kit/warning-events.ts";
+import { compositeCidrAllocator } from "./cidr-allocator.ts";
 import type { CompositeConfig } from "./config.ts";
 import {
   createPartState,
@@ -155,6 +156,9 @@ export function createCompositeProvider(
     // Every part's own loops (DigitalOcean's public-access firewall), as each would run alone; each handles its
     // cloud's failures itself, so a degraded part's loop retries rather than ending the term.
     controllers: withControllers(parts),
+    cidrAllocator: compositeCidrAllocator(
+      nodeParts.map((n) => ({ ...n, cidrAllocator: byName(n.name)?.provider.cidrAllocator })),
+    ),
     rateLimit: combinedRateLimit(parts),
     /** Every part is checked, at once; the error names each failing part and its own message. */
     async verifyAccess(ctx) {
