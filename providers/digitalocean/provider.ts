@@ -4,14 +4,22 @@
  * ID of Kubernetes' kind (`hasClusterID` false). The factory calls no API: `doctor` asks `verifyAccess`, and the
  * start proves the token the same way, so a wrong one stops the manager naming DO_ACCESS_TOKEN.
  */
+
+import type { ConsolaInstance } from "consola";
+import { Resources } from "../../kube/client-types.ts";
+import type { Service } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
+import type { RuntimeHandle } from "../kit/runtime-handle.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
+import { LOAD_BALANCER_ID_ANNOTATION } from "./annotations.ts";
 import { createDoClient } from "./api/client.ts";
 import { type DropletsApi, HttpDropletsApi } from "./api/droplets.ts";
+import { type CertificatesApi, HttpLoadBalancersApi, type LoadBalancersApi } from "./api/load-balancers.ts";
 import { type DigitalOceanConfig, readDigitalOceanConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
+import { createDigitalOceanLoadBalancer } from "./load-balancers.ts";
 import { digitalOceanSettingDocs } from "./settings-reference.ts";
 
 export const digitalOceanProviderName = "digitalocean";
@@ -31,17 +39,50 @@ export const digitalocean = defineProvider({
   rateLimit: (config) => config.rateLimit,
   create(ctx) {
     const client = createDoClient({ ...ctx.http, token: ctx.settings.token, url: ctx.settings.apiUrl });
-    return digitalOceanProvider({ config: ctx.settings, droplets: new HttpDropletsApi(client) });
+    const lbs = new HttpLoadBalancersApi(client);
+    return digitalOceanProvider({
+      config: ctx.settings,
+      droplets: new HttpDropletsApi(client),
+      loadBalancers: lbs,
+      certificates: lbs,
+      logger: ctx.logger,
+      runtime: ctx.runtime,
+    });
   },
 });
 
 export interface DigitalOceanParts {
   readonly config: DigitalOceanConfig;
   readonly droplets: DropletsApi;
+  readonly loadBalancers: LoadBalancersApi;
+  readonly certificates: CertificatesApi;
+  readonly logger?: ConsolaInstance | undefined;
+  /** The Kubernetes client and Warning events, once the manager initializes the provider; without it, log only. */
+  readonly runtime?: RuntimeHandle | undefined;
 }
 
 export function digitalOceanProvider(parts: DigitalOceanParts) {
-  const { config, droplets } = parts;
+  const { config, droplets, runtime, logger } = parts;
+  const loadBalancer = createDigitalOceanLoadBalancer({
+    lbs: parts.loadBalancers,
+    certificates: parts.certificates,
+    droplets,
+    config,
+    logger,
+    warn: (service, reason, message) =>
+      runtime ? runtime.serviceWarnings.warn(service, reason, message) : logger?.warn(message),
+    recordID: async (ctx, service, id) => {
+      const kube = runtime?.current()?.kube;
+      if (!kube) return;
+      await kube.patch<Service>(
+        Resources.services,
+        service.metadata?.name ?? "",
+        "merge",
+        { metadata: { annotations: { [LOAD_BALANCER_ID_ANNOTATION]: id } } },
+        { namespace: service.metadata?.namespace ?? "default", signal: ctx.signal },
+      );
+    },
+  });
 
   async function checkAccess(ctx: CallContext): Promise<void> {
     try {
@@ -60,10 +101,11 @@ export function digitalOceanProvider(parts: DigitalOceanParts) {
     hasClusterID: () => false,
     async initialize(ctx: ProviderRuntime) {
       await checkAccess({ signal: ctx.signal });
-      ctx.logger.info(`digitalocean: instances at ${config.apiUrl}`);
+      ctx.logger.info(`digitalocean: instances and load balancers at ${config.apiUrl}`);
     },
     verifyAccess: checkAccess,
     instancesV2: createInstances(droplets),
+    loadBalancer,
     rateLimit: config.rateLimit,
   } satisfies CloudProvider;
 }

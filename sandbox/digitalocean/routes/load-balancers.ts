@@ -68,6 +68,8 @@ export const loadBalancerBody = v.object({
   firewall: v.optional(v.object({ allow: v.optional(v.array(v.string())), deny: v.optional(v.array(v.string())) }), {}),
   tag: v.exactOptional(tagName),
   droplet_ids: v.exactOptional(v.array(dropletId)),
+  // Not in the API document, but godo sends it and the API keeps it: DO CCM tags its load balancers `k8s:<cluster>`.
+  tags: v.optional(v.array(tagName), []),
 });
 
 /** A checked spec: one of `droplet_ids` or `tag`, known Droplets, known certificates. */
@@ -79,8 +81,10 @@ function specOf(world: World, body: v.InferOutput<typeof loadBalancerBody>): Loa
   if (tag === undefined && droplet_ids === undefined) throw unprocessable("one of droplet_ids or tag is required");
   for (const id of droplet_ids ?? []) checkDroplet(world, id);
   checkRules(world, rest.forwarding_rules);
+  for (const t of rest.tags) world.tags.add(t);
   return {
     ...rest,
+    tags: [...new Set(rest.tags)],
     name: name ?? `${rest.region}-lb-${world.loadBalancers.size + 1}`,
     tag: tag ?? "",
     droplet_ids: [...new Set(droplet_ids ?? [])],

@@ -37,6 +37,8 @@ export interface LoadBalancerSpec {
   project_id: string;
   firewall: Record<string, unknown>;
   tag: string;
+  /** Tags on the load balancer itself (godo's `tags`), not the Droplet selector `tag`. */
+  tags: string[];
   droplet_ids: number[];
 }
 

@@ -1,0 +1,260 @@
+/**
+ * LoadBalancer for DigitalOcean, with DO CCM's behaviour (`cloud-controller-manager/do/loadbalancers.go`) so its
+ * load balancers carry over unchanged, and ownership by cluster instead of by name:
+ *
+ * - **Finding it**: `lb/ownership.ts`: by the ID annotation, by this Service's tag, then by name only when the load
+ *   balancer carries this cluster's tag. A name collision with another cluster's load balancer is a Warning event
+ *   and a refused sync: never adopted, changed or deleted.
+ * - **Creating it**: only after the lookups found nothing, in one call with its rules, Droplets and tags. `create`
+ *   is never repeated blindly by the API client, so a create whose answer was lost leaves one load balancer, found
+ *   by its Service tag on the next sync.
+ * - **Changing it**: `lb/desired.ts` says what the Service wants, `lb/plan.ts` what differs; one `PUT` when anything
+ *   does, none when converged. A rename is such a change: same ID, same IP.
+ * - **Recording it**: the ID goes on the Service as `kubernetes.digitalocean.com/load-balancer-id`, as DO CCM
+ *   writes it, so later syncs cost one read and a swap back to DO CCM finds the same load balancer.
+ * - **Deleting it**: only one that is this Service's; a refused one is left alone.
+ * - **Disowned** (`service.kubernetes.io/do-loadbalancer-disown`): nothing is read, written or deleted.
+ *
+ * Annotations are read before any call: an invalid one stops the sync with one `InvalidAnnotationsError` naming
+ * each key and value (the service controller's Warning event), and nothing is written.
+ */
+import type { ConsolaInstance } from "consola";
+import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
+import { type CallContext, defaultLoadBalancerName, type LoadBalancer, type LoadBalancerPlan } from "../cloud.ts";
+import { wrapError } from "../errors.ts";
+import {
+  DigitalOceanAnnotations,
+  type DigitalOceanAnnotationValues,
+  DigitalOceanIDAnnotations,
+  LOAD_BALANCER_ID_ANNOTATION,
+} from "./annotations.ts";
+import type { DropletsApi } from "./api/droplets.ts";
+import type { CertificatesApi, CloudLoadBalancer, LoadBalancersApi } from "./api/load-balancers.ts";
+import type { DigitalOceanConfig } from "./config.ts";
+import { type DesiredLoadBalancer, desiredLoadBalancer, LoadBalancerSpecError } from "./lb/desired.ts";
+import { clusterTag, decideOwnership, type Ownership, ownershipByID, serviceTag } from "./lb/ownership.ts";
+import { dropletsDiffer, planUpdate } from "./lb/plan.ts";
+import { previewLoadBalancer } from "./lb/preview.ts";
+import { requireReady, statusOf } from "./lb/status.ts";
+import { tryParseProviderID } from "./provider-id.ts";
+
+export interface DigitalOceanLoadBalancerDeps {
+  readonly lbs: LoadBalancersApi;
+  readonly certificates: CertificatesApi;
+  /** For Nodes without a provider ID (looked up by name, one listing per sync at most). */
+  readonly droplets: Pick<DropletsApi, "listDroplets">;
+  readonly config: Pick<DigitalOceanConfig, "region" | "vpcID" | "clusterID" | "defaultLoadBalancerType">;
+  readonly logger?: ConsolaInstance | undefined;
+  /** A Warning event about the Service that does not stop its sync (`ServiceWarnings.warn` fits). */
+  readonly warn?: ((service: Service, reason: string, message: string) => void) | undefined;
+  /** Writes the ID annotation on the Service (a merge patch); absent before the manager hands over a client. */
+  readonly recordID?: ((ctx: CallContext, service: Service, id: string) => Promise<void>) | undefined;
+}
+
+const OP = "digitalocean/load-balancers";
+
+export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDeps) {
+  const { lbs, config, logger } = deps;
+
+  async function step<T>(op: string, service: Service, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw wrapError(`${OP}.${op} ${serviceName(service)}`, err);
+    }
+  }
+
+  function warn(service: Service, reason: string, message: string) {
+    if (deps.warn) deps.warn(service, reason, message);
+    else logger?.warn(`${serviceName(service)}: ${message}`);
+  }
+
+  function tagsFor(service: Service, clusterName: string) {
+    return { clusterTag: clusterTag(config.clusterID ?? clusterName), serviceTag: serviceTag(uidOf(service)) };
+  }
+
+  /** The ID annotation, read strictly: a malformed one is an invalid annotation like any other. */
+  function idOf(service: Service): string | undefined {
+    return DigitalOceanIDAnnotations.parse(service).loadBalancerID;
+  }
+
+  async function find(ctx: CallContext, service: Service, clusterName: string, name: string): Promise<Ownership> {
+    const tags = tagsFor(service, clusterName);
+    const id = idOf(service);
+    if (id !== undefined) {
+      const byID = await lbs.get(ctx, id);
+      if (byID) return ownershipByID(byID, tags);
+      logger?.info(`${serviceName(service)}: load balancer ${id} of ${LOAD_BALANCER_ID_ANNOTATION} is gone`);
+    }
+    const names = [...new Set([name, defaultLoadBalancerName(service)])];
+    return decideOwnership({ all: await lbs.list(ctx), names, ...tags });
+  }
+
+  /** The found load balancer, or undefined when none; a refusal is a Warning event and an error. */
+  function accepted(service: Service, found: Ownership): Exclude<Ownership, { kind: "refuse" }> {
+    if (found.kind !== "refuse") return found;
+    warn(service, "LoadBalancerNotOwned", found.reason);
+    throw new LoadBalancerSpecError(found.reason);
+  }
+
+  async function certificateID(ctx: CallContext, values: DigitalOceanAnnotationValues): Promise<string | undefined> {
+    if (values.certificateID !== undefined) return values.certificateID;
+    if (values.certificateName === undefined) return undefined;
+    const id = await deps.certificates.idByName(ctx, values.certificateName);
+    if (id === undefined) {
+      throw new LoadBalancerSpecError(
+        `no certificate is named ${values.certificateName} (service.beta.kubernetes.io/do-loadbalancer-certificate-name)`,
+      );
+    }
+    return id;
+  }
+
+  /** Each Node's Droplet: by provider ID, else by name from one listing (DO CCM's `nodesToDropletIDs`). */
+  async function backends(ctx: CallContext, nodes: readonly Node[]) {
+    const ids = nodes.map((node) => ({ node, dropletID: tryParseProviderID(node.spec?.providerID ?? "") }));
+    if (ids.every((b) => b.dropletID !== undefined)) return ids;
+    const byName = new Map((await deps.droplets.listDroplets(ctx)).map((d) => [d.name, d.id]));
+    return ids.map((b) => ({ ...b, dropletID: b.dropletID ?? byName.get(b.node.metadata?.name ?? "") }));
+  }
+
+  async function desiredFor(
+    ctx: CallContext,
+    service: Service,
+    clusterName: string,
+    values: DigitalOceanAnnotationValues,
+    nodes: readonly Node[],
+    current: CloudLoadBalancer | undefined,
+  ): Promise<DesiredLoadBalancer> {
+    const region = current?.region?.slug ?? config.region;
+    if (region === undefined) {
+      throw new LoadBalancerSpecError("the region is not known: set REGION (DO CCM's variable), e.g. REGION=nyc3");
+    }
+    const t = tagsFor(service, clusterName);
+    return desiredLoadBalancer({
+      service,
+      values,
+      nodes: await backends(ctx, nodes),
+      config: { region, vpcID: config.vpcID, defaultLoadBalancerType: config.defaultLoadBalancerType },
+      certificateID: await certificateID(ctx, values),
+      tags: [t.clusterTag, t.serviceTag],
+      current,
+    });
+  }
+
+  async function record(ctx: CallContext, service: Service, id: string) {
+    if (!deps.recordID || service.metadata?.annotations?.[LOAD_BALANCER_ID_ANNOTATION] === id) return;
+    try {
+      await deps.recordID(ctx, service, id);
+    } catch (err) {
+      // The Service tag finds it without the annotation; the next sync tries again.
+      logger?.warn(
+        `${serviceName(service)}: could not record ${LOAD_BALANCER_ID_ANNOTATION}=${id}: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  async function ensure(
+    ctx: CallContext,
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+    onlyDroplets: boolean,
+  ) {
+    const values = DigitalOceanAnnotations.parse(service);
+    if (values.disown) return undefined;
+    const name = values.name ?? defaultLoadBalancerName(service);
+    const found = accepted(service, await find(ctx, service, clusterName, name));
+    const current = found.kind === "none" ? undefined : found.lb;
+    const desired = await desiredFor(ctx, service, clusterName, values, nodes, current);
+    for (const w of desired.warnings) warn(service, "LoadBalancerConfiguration", w);
+    let lb: CloudLoadBalancer;
+    if (found.kind === "none") {
+      if (onlyDroplets) return undefined;
+      lb = await lbs.create(ctx, desired.body);
+      logger?.info(`${serviceName(service)}: created load balancer ${lb.id} (${lb.name})`);
+    } else {
+      lb = found.lb;
+      if (found.kind === "adopt") {
+        logger?.info(`${serviceName(service)}: adopting load balancer ${lb.id} (${lb.name}) found by ${found.how}`);
+      }
+      const plan = planUpdate(lb, desired);
+      if (plan.changes.length > 0 && (!onlyDroplets || dropletsDiffer(lb, desired) || found.kind === "adopt")) {
+        logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${plan.changes.join("; ")}`);
+        lb = await lbs.update(ctx, lb.id, plan.body);
+      }
+    }
+    await record(ctx, service, lb.id);
+    return { lb, desired };
+  }
+
+  return {
+    getLoadBalancerName(_ctx, _clusterName, service) {
+      return DigitalOceanAnnotations.read(service).values.name ?? defaultLoadBalancerName(service);
+    },
+
+    async getLoadBalancer(ctx, clusterName, service): Promise<LoadBalancerStatus | undefined> {
+      return step("get", service, async () => {
+        const { values } = DigitalOceanAnnotations.read(service);
+        if (values.disown) return service.status?.loadBalancer;
+        const found = await find(ctx, service, clusterName, values.name ?? defaultLoadBalancerName(service));
+        if (found.kind !== "own" && found.kind !== "adopt") return undefined;
+        return statusOf(found.lb, { hostname: values.hostname?.toLowerCase(), proxyProtocol: values.proxyProtocol });
+      });
+    },
+
+    async ensureLoadBalancer(ctx, clusterName, service, nodes) {
+      return step("ensure", service, async () => {
+        const done = await ensure(ctx, clusterName, service, nodes, false);
+        if (!done) return service.status?.loadBalancer ?? { ingress: [] };
+        requireReady(done.lb);
+        return statusOf(done.lb, done.desired);
+      });
+    },
+
+    async updateLoadBalancer(ctx, clusterName, service, nodes) {
+      await step("update", service, async () => {
+        await ensure(ctx, clusterName, service, nodes, true);
+      });
+    },
+
+    async planLoadBalancer(ctx, clusterName, service, nodes): Promise<LoadBalancerPlan> {
+      return step("plan", service, async () => {
+        const values = DigitalOceanAnnotations.parse(service);
+        const name = values.name ?? defaultLoadBalancerName(service);
+        if (values.disown) return { action: "none", name, changes: ["disowned: left alone"] };
+        const found = await find(ctx, service, clusterName, name);
+        if (found.kind === "refuse") throw new LoadBalancerSpecError(found.reason);
+        const current = found.kind === "none" ? undefined : found.lb;
+        const desired = await desiredFor(ctx, service, clusterName, values, nodes, current);
+        const id = service.metadata?.annotations?.[LOAD_BALANCER_ID_ANNOTATION];
+        const first = current && id !== current.id ? [`record ${LOAD_BALANCER_ID_ANNOTATION}=${current.id}`] : [];
+        return previewLoadBalancer(found, desired, first);
+      });
+    },
+
+    async ensureLoadBalancerDeleted(ctx, clusterName, service) {
+      await step("delete", service, async () => {
+        const values = DigitalOceanAnnotations.read(service).values;
+        if (values.disown) return;
+        const found = await find(ctx, service, clusterName, values.name ?? defaultLoadBalancerName(service));
+        if (found.kind === "refuse") {
+          warn(service, "LoadBalancerNotOwned", `${found.reason}; it is not deleted`);
+          return;
+        }
+        if (found.kind === "none") return;
+        const gone = await lbs.delete(ctx, found.lb.id);
+        if (gone) logger?.info(`${serviceName(service)}: deleted load balancer ${found.lb.id} (${found.lb.name})`);
+      });
+    },
+  } satisfies LoadBalancer;
+}
+
+function uidOf(service: Service): string {
+  const uid = service.metadata?.uid;
+  if (!uid) throw new LoadBalancerSpecError("the Service has no UID to own its load balancer by");
+  return uid;
+}
+
+function serviceName(service: Service): string {
+  return `Service ${service.metadata?.namespace ?? ""}/${service.metadata?.name ?? ""}`;
+}
