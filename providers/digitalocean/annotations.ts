@@ -207,7 +207,8 @@ export const DigitalOceanAnnotations = defineAnnotations({
     },
   ),
   algorithm: annotation(key("algorithm"), oneOf(["round_robin", "least_connections"]), {
-    description: "Deprecated by DigitalOcean: the API ignores it. Sent as given, as DO CCM does.",
+    description:
+      "Deprecated by DigitalOcean: the API ignores it. Sent with every create and update, as DO CCM does; a change of it alone writes nothing.",
     example: "least_connections",
     default: "round_robin",
   }),

@@ -45,6 +45,8 @@ export interface LBSetup {
   readonly defaultType?: "REGIONAL" | "REGIONAL_NETWORK";
   /** Retries of the API client (0 by default: a fault is seen by the test). */
   readonly retries?: number;
+  /** The client's fetch instead of the global one (one that loses answers, say). */
+  readonly fetch?: typeof fetch;
 }
 
 export async function startLB(h: Harness, o: LBSetup = {}) {
@@ -62,6 +64,7 @@ export async function startLB(h: Harness, o: LBSetup = {}) {
     random: () => 0.5,
     retry: { maxRetries: o.retries ?? 0 },
     rateLimit: unpaced,
+    ...(o.fetch && { fetch: o.fetch }),
   });
   const api = new HttpLoadBalancersApi(client);
   const warnings: string[] = [];
