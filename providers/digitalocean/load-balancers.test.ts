@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { findInCauseChain, RetryError } from "../errors.ts";
 import { InvalidAnnotationsError } from "../kit/annotations/declare.ts";
 import { A, CLUSTER_TAG, ctx, DEFAULT_NAME, emulatorPerTest, service, UID } from "./lb/testing.ts";
+import { createDigitalOceanLoadBalancer } from "./load-balancers.ts";
 
 const e = emulatorPerTest();
 
@@ -127,4 +128,17 @@ describe("digitalocean load balancers", () => {
     await w.lb.ensureLoadBalancer(ctx, "prod-1", service(), w.nodes);
     expect(w.only().spec.tags).toContain("k8s:prod-1");
   });
+});
+
+test("without REGION a new load balancer goes to the region of the first Node's Droplet", async () => {
+  const w = await e.setUp();
+  const lb = createDigitalOceanLoadBalancer({ ...w.deps, config: { ...w.deps.config, region: undefined } });
+  const fra = w.h.droplet({ name: "f1", region: "fra1" });
+  const node = {
+    metadata: { name: "f1" },
+    spec: { providerID: `digitalocean://${fra}` },
+    status: { addresses: [{ type: "ExternalIP", address: "192.0.2.99" }] },
+  };
+  await lb.ensureLoadBalancer(ctx, "kubernetes", service(), [node]);
+  expect(w.only().spec.region).toBe("fra1");
 });

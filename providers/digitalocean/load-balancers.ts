@@ -42,7 +42,7 @@ export interface DigitalOceanLoadBalancerDeps {
   readonly lbs: LoadBalancersApi;
   readonly certificates: CertificatesApi;
   /** For Nodes without a provider ID (looked up by name, one listing per sync at most). */
-  readonly droplets: Pick<DropletsApi, "listDroplets">;
+  readonly droplets: Pick<DropletsApi, "listDroplets" | "getDroplet">;
   readonly config: Pick<DigitalOceanConfig, "region" | "vpcID" | "clusterID" | "defaultLoadBalancerType">;
   readonly logger?: ConsolaInstance | undefined;
   /** A Warning event about the Service that does not stop its sync (`ServiceWarnings.warn` fits). */
@@ -117,6 +117,18 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
     return ids.map((b) => ({ ...b, dropletID: b.dropletID ?? byName.get(b.node.metadata?.name ?? "") }));
   }
 
+  /** Without REGION: the region of the first Node's Droplet (one read, at creation only). */
+  async function regionOfNodes(ctx: CallContext, withIDs: readonly { dropletID: number | undefined }[]) {
+    const first = withIDs.find((b) => b.dropletID !== undefined)?.dropletID;
+    const region = first === undefined ? undefined : (await deps.droplets.getDroplet(ctx, first))?.region;
+    if (!region) {
+      throw new LoadBalancerSpecError(
+        "the region is not known and no Node has a Droplet to take it from: set REGION, e.g. REGION=nyc3",
+      );
+    }
+    return region;
+  }
+
   async function desiredFor(
     ctx: CallContext,
     service: Service,
@@ -125,15 +137,13 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
     nodes: readonly Node[],
     current: CloudLoadBalancer | undefined,
   ): Promise<DesiredLoadBalancer> {
-    const region = current?.region?.slug ?? config.region;
-    if (region === undefined) {
-      throw new LoadBalancerSpecError("the region is not known: set REGION (DO CCM's variable), e.g. REGION=nyc3");
-    }
+    const withIDs = await backends(ctx, nodes);
+    const region = current?.region?.slug ?? config.region ?? (await regionOfNodes(ctx, withIDs));
     const t = tagsFor(service, clusterName);
     return desiredLoadBalancer({
       service,
       values,
-      nodes: await backends(ctx, nodes),
+      nodes: withIDs,
       config: { region, vpcID: config.vpcID, defaultLoadBalancerType: config.defaultLoadBalancerType },
       certificateID: await certificateID(ctx, values),
       tags: [t.clusterTag, t.serviceTag],

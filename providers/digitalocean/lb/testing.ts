@@ -5,7 +5,10 @@
  */
 import { afterEach } from "bun:test";
 import type { Node, Service } from "../../../kube/objects.ts";
-import type { LoadBalancer as EmulatedLB } from "../../../sandbox/digitalocean/state/load-balancers.ts";
+import {
+  createLoadBalancer,
+  type LoadBalancer as EmulatedLB,
+} from "../../../sandbox/digitalocean/state/load-balancers.ts";
 import { type Harness, startHarness, TOKEN } from "../../../sandbox/digitalocean/testing.ts";
 import type { CallContext } from "../../cloud.ts";
 import { annotationPrefix } from "../annotations.ts";
@@ -131,4 +134,50 @@ export function service(annotations: Record<string, string> = {}, uid = UID): Se
       ],
     },
   };
+}
+
+/** A load balancer in DO CCM's shape, made in the emulator directly (as DO CCM's create would leave it). */
+export function doCcmLB(w: LBWorld, name: string, tags: string[]) {
+  return createLoadBalancer(w.world, {
+    name,
+    region: "nyc3",
+    size_unit: 1,
+    size: "lb-small",
+    algorithm: "round_robin",
+    forwarding_rules: [
+      {
+        entry_protocol: "tcp",
+        entry_port: 80,
+        target_protocol: "tcp",
+        target_port: 30080,
+        certificate_id: "",
+        tls_passthrough: false,
+      },
+    ],
+    health_check: {
+      protocol: "http",
+      port: 10256,
+      path: "/healthz",
+      check_interval_seconds: 3,
+      response_timeout_seconds: 5,
+      unhealthy_threshold: 3,
+      healthy_threshold: 5,
+    },
+    sticky_sessions: { type: "none" },
+    redirect_http_to_https: false,
+    enable_proxy_protocol: false,
+    enable_backend_keepalive: false,
+    http_idle_timeout_seconds: 60,
+    disable_lets_encrypt_dns_records: false,
+    network: "EXTERNAL",
+    network_stack: "IPV4",
+    type: "REGIONAL",
+    vpc_uuid: "5a4981aa-9653-4bd1-bef5-d6bff52042e4",
+    project_id: "9cc10173-e9ea-4176-9dbc-a4cee4c4ff30",
+    firewall: {},
+    tag: "",
+    tags,
+    vpc_subnet_uuid: "",
+    droplet_ids: [...w.ids],
+  });
 }
