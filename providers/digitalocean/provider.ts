@@ -1,7 +1,9 @@
 /**
  * The digitalocean provider: DO CCM's environment in, a `CloudProvider` over the DigitalOcean API v2 out, with
- * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. Like DO CCM it has no cluster
- * ID of Kubernetes' kind (`hasClusterID` false). The factory calls no API: `doctor` asks `verifyAccess`, and the
+ * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. Its cluster ID is the one its
+ * load balancers are tagged with (`k8s:<DO_CLUSTER_ID>`, else `k8s:<--cluster-name>`), always known, so
+ * `hasClusterID` is true: DO CCM's Deployment passes no `--allow-untagged-cloud` (its own initializer skips the
+ * check), and the manager must start with those flags. The factory calls no API: `doctor` asks `verifyAccess`, and the
  * start proves the token the same way, so a wrong one stops the manager naming DO_ACCESS_TOKEN.
  */
 
@@ -98,7 +100,7 @@ export function digitalOceanProvider(parts: DigitalOceanParts) {
 
   return {
     providerName: digitalOceanProviderName,
-    hasClusterID: () => false,
+    hasClusterID: () => true,
     async initialize(ctx: ProviderRuntime) {
       await checkAccess({ signal: ctx.signal });
       ctx.logger.info(`digitalocean: instances and load balancers at ${config.apiUrl}`);
