@@ -151,14 +151,21 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
     });
   }
 
+  /** Failed recordings already said, so a missing RBAC rule is one log line per Service, not one per sync. */
+  const unrecorded = new Set<string>();
+
   async function record(ctx: CallContext, service: Service, id: string) {
     if (!deps.recordID || service.metadata?.annotations?.[LOAD_BALANCER_ID_ANNOTATION] === id) return;
     try {
       await deps.recordID(ctx, service, id);
     } catch (err) {
       // The Service tag finds it without the annotation; the next sync tries again.
+      const key = `${service.metadata?.uid}/${id}`;
+      if (unrecorded.has(key)) return;
+      if (unrecorded.size > 4096) unrecorded.clear();
+      unrecorded.add(key);
       logger?.warn(
-        `${serviceName(service)}: could not record ${LOAD_BALANCER_ID_ANNOTATION}=${id}: ${(err as Error).message}`,
+        `${serviceName(service)}: could not record ${LOAD_BALANCER_ID_ANNOTATION}=${id} (the manager needs patch on services): ${(err as Error).message}`,
       );
     }
   }

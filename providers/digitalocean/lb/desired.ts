@@ -223,7 +223,10 @@ function regionalRules(input: DesiredInput): ForwardingRule[] {
     if (https.includes(p.port)) protocol = "https";
     if (http2.includes(p.port)) protocol = "http2";
     if (p.protocol === "UDP") protocol = "udp";
-    const nodePort = p.nodePort ?? 0;
+    const nodePort = p.nodePort;
+    if (nodePort === undefined) {
+      throw new LoadBalancerSpecError(`port ${p.port} has no node port yet (a REGIONAL load balancer forwards to it)`);
+    }
     if (protocol === "https" || protocol === "http2") {
       if (certificateID === undefined && !passthrough) {
         throw new LoadBalancerSpecError(
@@ -301,7 +304,10 @@ function healthCheckNodePort(service: Service, port: number | undefined): number
   const chosen =
     port === undefined ? ports.find((p) => (p.protocol ?? "TCP") === "TCP") : ports.find((p) => p.port === port);
   if (!chosen) throw new LoadBalancerSpecError("the Service has no TCP port for the health check");
-  return chosen.nodePort ?? 0;
+  if (chosen.nodePort === undefined) {
+    throw new LoadBalancerSpecError(`port ${chosen.port} has no node port yet for the health check to probe`);
+  }
+  return chosen.nodePort;
 }
 
 function sticky(values: DigitalOceanAnnotationValues): LoadBalancerBody["sticky_sessions"] {
