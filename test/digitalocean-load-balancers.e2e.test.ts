@@ -6,77 +6,19 @@
  * name collides with another cluster's load balancer gets a Warning and that load balancer is left alone; a
  * deleted Service's load balancer goes.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type KubeClient, Resources } from "../kube/client-types.ts";
-import type { Event, Node, Service } from "../kube/objects.ts";
-import type { ApiServer } from "../sandbox/apiserver/server.ts";
-import { type DoEmulator, startDoEmulator } from "../sandbox/digitalocean/server.ts";
-import { createDroplet } from "../sandbox/digitalocean/state/droplets.ts";
-import {
-  createLoadBalancer,
-  type LoadBalancerSpec,
-  listLoadBalancers,
-} from "../sandbox/digitalocean/state/load-balancers.ts";
-import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
+import { beforeAll, expect, test } from "bun:test";
+import { Resources } from "../kube/client-types.ts";
+import type { Service } from "../kube/objects.ts";
+import { createLoadBalancer, type LoadBalancerSpec } from "../sandbox/digitalocean/state/load-balancers.ts";
+import { doClusterID, ID_ANNOTATION, ns, useDoLbE2e } from "./support/digitalocean-lb.ts";
 import { executable, runExecutable } from "./support/executables.ts";
-import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
-import { setNodeReady } from "./support/proxmox.ts";
+import { poll, spawnCollecting } from "./support/processes.ts";
 
-const TOKEN = "e2e-do-token-0123456789abcdef0123456789abcdef";
-const CLUSTER_ID = "d0c5e2e0-0000-4000-8000-000000000001";
-const ID_ANNOTATION = "kubernetes.digitalocean.com/load-balancer-id";
-const ns = { namespace: "default" };
+// A new load balancer stays `new` for a moment, as DigitalOcean's do, so the wait for `active` is exercised.
+const e2e = useDoLbE2e("ccm-do-lb-", 500);
 
-let dir = "";
-let api: ApiServer;
-let client: KubeClient;
-let kubeconfig = "";
-let emulator: DoEmulator;
-let manager: RunningProcess | undefined;
-
-/** DO CCM's Deployment environment, pointed at the emulator; paced at 20 a second, not the token's 1.25. */
-const env = () => ({
-  PATH: "/usr/bin:/bin",
-  DO_ACCESS_TOKEN: TOKEN,
-  DO_OVERRIDE_URL: emulator.endpoint,
-  REGION: "nyc3",
-  DO_CLUSTER_ID: CLUSTER_ID,
-  DO_API_RATE_LIMIT_QPS: "20",
-});
-const command = async (...extra: string[]) => [
-  await executable("digitalocean"),
-  ...extra,
-  "--leader-elect=false",
-  `--kubeconfig=${kubeconfig}`,
-  "--secure-port=0",
-  "--node-monitor-period=1s",
-];
-
-const get = (name: string): Service | undefined => {
-  try {
-    return api.store.get(Resources.services, name, ns) as Service;
-  } catch {
-    return undefined;
-  }
-};
-/** Read as the API reads them, so one whose time has come is `active`. */
-const lbs = () => listLoadBalancers(emulator.world);
-const lbNamed = (name: string) => lbs().find((l) => l.spec.name === name);
-const until = (what: string, check: () => boolean) =>
-  poll(check, { timeoutMs: 90_000, message: what }).catch((err) => {
-    throw new Error(`${(err as Error).message}\nmanager said:\n${manager?.output().slice(-3000)}`);
-  });
-const lbWrites = () =>
-  emulator.calls
-    .writes()
-    .filter((w) => w.path.startsWith("/v2/load_balancers"))
-    .map((w) => `${w.method} ${w.path}`);
-
-/** A load balancer as DO CCM leaves one: its rules to the node port, the Droplets, no tags (no DO_CLUSTER_ID then). */
-function doCcmSpec(name: string, nodePort: number, tags: string[]): LoadBalancerSpec {
+/** A load balancer as DO CCM leaves one without DO_CLUSTER_ID: its rule to the port, the Droplets, no tags. */
+function doCcmSpec(name: string, tags: string[], dropletIDs: number[]): LoadBalancerSpec {
   return {
     name,
     region: "nyc3",
@@ -88,7 +30,7 @@ function doCcmSpec(name: string, nodePort: number, tags: string[]): LoadBalancer
         entry_protocol: "tcp",
         entry_port: 80,
         target_protocol: "tcp",
-        target_port: nodePort,
+        target_port: 80,
         certificate_id: "",
         tls_passthrough: false,
       },
@@ -109,12 +51,12 @@ function doCcmSpec(name: string, nodePort: number, tags: string[]): LoadBalancer
     tag: "",
     tags,
     vpc_subnet_uuid: "",
-    droplet_ids: [],
+    droplet_ids: dropletIDs,
   };
 }
 
 async function createService(name: string, annotations: Record<string, string> = {}): Promise<Service> {
-  await client.create(
+  await e2e.client.create(
     Resources.services,
     {
       metadata: { name, namespace: "default", annotations },
@@ -122,62 +64,24 @@ async function createService(name: string, annotations: Record<string, string> =
     } satisfies Service,
     ns,
   );
-  return get(name) as Service;
+  return e2e.service(name) as Service;
 }
 
-const warned = (service: string, reason: string, text: string) => () =>
-  api.store
-    .list<Event>(Resources.events, ns)
-    .items.some(
-      (e) =>
-        e.type === "Warning" &&
-        e.reason === reason &&
-        e.involvedObject?.name === service &&
-        `${e.message ?? ""}`.includes(text),
-    );
+const lbWrites = () =>
+  e2e.emulator.calls
+    .writes()
+    .filter((w) => w.path.startsWith("/v2/load_balancers"))
+    .map((w) => `${w.method} ${w.path}`);
 
 let old: { id: string; ip: string };
 let theirs: { id: string; spec: string };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "ccm-do-lb-"));
-  // A new load balancer stays `new` for a moment, as DigitalOcean's do, so the wait for `active` is exercised.
-  emulator = startDoEmulator({ token: TOKEN, lbActiveDelayMs: 500 });
-  ({ api, client, kubeconfig } = await startE2eApiServer(dir));
-  const ids: number[] = [];
-  // Nodes as DO CCM left them: initialised, with its provider IDs and addresses.
-  for (const name of ["do-node-1", "do-node-2"]) {
-    const droplet = createDroplet(emulator.world, { name });
-    ids.push(droplet.id);
-    await client.create(Resources.nodes, {
-      metadata: { name },
-      spec: { providerID: `digitalocean://${droplet.id}` },
-    } satisfies Node);
-    await client.patch(
-      Resources.nodes,
-      name,
-      "merge",
-      {
-        status: {
-          addresses: [
-            { type: "Hostname", address: name },
-            { type: "InternalIP", address: droplet.privateV4 },
-            { type: "ExternalIP", address: droplet.publicV4 },
-          ],
-        },
-      },
-      { subresource: "status" },
-    );
-    await setNodeReady(client, name, "True");
-  }
-  // What DO CCM left for Service `old`: its load balancer, its ID on the Service, the IP in the status.
-  const oldService = await createService("old");
-  const made = createLoadBalancer(emulator.world, {
-    ...doCcmSpec("old-lb", oldService.spec?.ports?.[0]?.nodePort ?? 0, []),
-    droplet_ids: ids,
-  });
-  old = { id: made.id, ip: made.ip };
-  await client.patch(
+  // What DO CCM left for Service `old`: its load balancer and its ID on the Service.
+  await createService("old");
+  const made = createLoadBalancer(e2e.emulator.world, doCcmSpec("old-lb", [], e2e.dropletIDs));
+  old = { id: made.id, ip: "" };
+  await e2e.client.patch(
     Resources.services,
     "old",
     "merge",
@@ -185,53 +89,53 @@ beforeAll(async () => {
     ns,
   );
   // Another cluster's load balancer, with the name a Service of this one will ask for.
-  const other = createLoadBalancer(emulator.world, {
-    ...doCcmSpec("shared", 31000, ["k8s:other-cluster"]),
-    droplet_ids: [],
-  });
+  const other = createLoadBalancer(e2e.emulator.world, doCcmSpec("shared", ["k8s:other-cluster"], []));
   theirs = { id: other.id, spec: JSON.stringify(other.spec) };
-}, 180_000);
-
-afterAll(() => tearDown(manager, [api, emulator], dir));
+  await poll(() => e2e.lbs().every((l) => l.status === "active"), { timeoutMs: 30_000, message: "active" });
+  old.ip = e2e.lbs().find((l) => l.id === old.id)?.ip ?? "";
+}, 60_000);
 
 test("plan shows DO CCM's load balancer as an adoption, and writes nothing", async () => {
-  await poll(() => lbs().every((l) => l.status === "active"), { timeoutMs: 30_000, message: "load balancers active" });
-  old = { id: old.id, ip: lbs().find((l) => l.id === old.id)?.ip ?? "" };
-  emulator.calls.reset();
+  e2e.emulator.calls.reset();
   const ran = await runExecutable(
     await executable("digitalocean"),
-    ["plan", "--leader-elect=false", `--kubeconfig=${kubeconfig}`, "-o", "json"],
-    { env: env() },
+    ["plan", "--leader-elect=false", `--kubeconfig=${e2e.kubeconfig}`, "-o", "json"],
+    { env: e2e.env() },
   );
-  expect(emulator.calls.writes()).toEqual([]);
+  expect(e2e.emulator.calls.writes()).toEqual([]);
   const plan = JSON.parse(ran.stdout) as {
     objects: { kind: string; name: string; writes: { action: string; changes: string[] }[] }[];
   };
   const lb = plan.objects.find((o) => o.kind === "LoadBalancer" && o.name === "old-lb");
   if (!lb) throw new Error(`no plan for old-lb in:\n${ran.stdout}\n${ran.stderr}`);
-  expect(lb?.writes.map((w) => w.action)).toEqual(["adopt"]);
-  expect(lb?.writes[0]?.changes[0]).toBe(`adopt load balancer ${old.id} found by its ID annotation`);
+  expect(lb.writes.map((w) => w.action)).toEqual(["adopt"]);
+  expect(lb.writes[0]?.changes[0]).toBe(`adopt load balancer ${old.id} found by its ID annotation`);
 }, 180_000);
 
 test("a LoadBalancer Service gets a load balancer, active with its IP in the Service's status", async () => {
-  emulator.calls.reset();
-  manager = spawnCollecting(await command(), env());
+  e2e.emulator.calls.reset();
+  e2e.manager = spawnCollecting(await e2e.command(), e2e.env());
   await createService("web");
-  await until("web's ingress", () => (get("web")?.status?.loadBalancer?.ingress ?? []).length > 0);
-  const lb = lbs().find((l) => l.spec.tags.includes(`ccm-service:${get("web")?.metadata?.uid}`));
+  await e2e.until("web's ingress", () => (e2e.service("web")?.status?.loadBalancer?.ingress ?? []).length > 0);
+  const lb = e2e.lbs().find((l) => l.spec.tags.includes(`ccm-service:${e2e.service("web")?.metadata?.uid}`));
   expect(lb?.status).toBe("active");
-  expect(lb?.spec.tags).toContain(`k8s:${CLUSTER_ID}`);
-  expect(get("web")?.status?.loadBalancer?.ingress).toEqual([{ ip: lb?.ip ?? "" }]);
-  await until("the ID recorded on web", () => get("web")?.metadata?.annotations?.[ID_ANNOTATION] === lb?.id);
+  expect(lb?.spec.tags).toContain(`k8s:${doClusterID}`);
+  expect(e2e.service("web")?.status?.loadBalancer?.ingress).toEqual([{ ip: lb?.ip ?? "" }]);
+  await e2e.until(
+    "the ID recorded on web",
+    () => e2e.service("web")?.metadata?.annotations?.[ID_ANNOTATION] === lb?.id,
+  );
 }, 180_000);
 
 test("DO CCM's load balancer is adopted in place: same ID, same IP, no create or delete of it", async () => {
-  await until("old's load balancer tagged as this Service's", () =>
-    (lbs().find((l) => l.id === old.id)?.spec.tags ?? []).includes(`ccm-service:${get("old")?.metadata?.uid}`),
+  await e2e.until("old's load balancer tagged as this Service's", () =>
+    (e2e.lbs().find((l) => l.id === old.id)?.spec.tags ?? []).includes(
+      `ccm-service:${e2e.service("old")?.metadata?.uid}`,
+    ),
   );
-  await until("old's ingress", () => (get("old")?.status?.loadBalancer?.ingress ?? []).length > 0);
-  expect(get("old")?.status?.loadBalancer?.ingress).toEqual([{ ip: old.ip }]);
-  expect(lbs().find((l) => l.id === old.id)?.ip).toBe(old.ip);
+  await e2e.until("old's ingress", () => (e2e.service("old")?.status?.loadBalancer?.ingress ?? []).length > 0);
+  expect(e2e.service("old")?.status?.loadBalancer?.ingress).toEqual([{ ip: old.ip }]);
+  expect(e2e.lbs().find((l) => l.id === old.id)?.ip).toBe(old.ip);
   // The only load balancer created is web's; none deleted.
   expect(lbWrites().filter((w) => w === "POST /v2/load_balancers")).toHaveLength(1);
   expect(lbWrites().filter((w) => w.startsWith("DELETE"))).toEqual([]);
@@ -239,25 +143,27 @@ test("DO CCM's load balancer is adopted in place: same ID, same IP, no create or
 
 test("a name collision with another cluster's load balancer is a Warning; that load balancer is left alone", async () => {
   await createService("clash", { "service.beta.kubernetes.io/do-loadbalancer-name": "shared" });
-  await until("a LoadBalancerNotOwned Warning on clash", warned("clash", "LoadBalancerNotOwned", theirs.id));
+  await e2e.until("a LoadBalancerNotOwned Warning on clash", e2e.warned("clash", "LoadBalancerNotOwned", theirs.id));
   expect(
-    lbs()
+    e2e
+      .lbs()
       .filter((l) => l.spec.name === "shared")
       .map((l) => l.id),
   ).toEqual([theirs.id]);
-  expect(JSON.stringify(lbNamed("shared")?.spec)).toBe(theirs.spec);
-  await client.delete(Resources.services, "clash", ns);
-  await until("clash gone", () => get("clash") === undefined);
-  expect(lbs().map((l) => l.id)).toContain(theirs.id);
+  expect(JSON.stringify(e2e.lbs().find((l) => l.id === theirs.id)?.spec)).toBe(theirs.spec);
+  await e2e.client.delete(Resources.services, "clash", ns);
+  await e2e.until("clash gone", () => e2e.service("clash") === undefined);
+  expect(e2e.lbs().map((l) => l.id)).toContain(theirs.id);
 }, 180_000);
 
 test("the Service deleted, its load balancer goes; the others stay", async () => {
-  const id = get("web")?.metadata?.annotations?.[ID_ANNOTATION];
-  await client.delete(Resources.services, "web", ns);
-  await until("web's load balancer gone", () => !lbs().some((l) => l.id === id));
-  await until("web gone", () => get("web") === undefined);
+  const id = e2e.service("web")?.metadata?.annotations?.[ID_ANNOTATION];
+  await e2e.client.delete(Resources.services, "web", ns);
+  await e2e.until("web's load balancer gone", () => !e2e.lbs().some((l) => l.id === id));
+  await e2e.until("web gone", () => e2e.service("web") === undefined);
   expect(
-    lbs()
+    e2e
+      .lbs()
       .map((l) => l.id)
       .sort(),
   ).toEqual([old.id, theirs.id].sort());
