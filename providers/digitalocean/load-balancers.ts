@@ -31,7 +31,8 @@ import {
 import type { DropletsApi } from "./api/droplets.ts";
 import type { CertificatesApi, CloudLoadBalancer, LoadBalancersApi } from "./api/load-balancers.ts";
 import type { DigitalOceanConfig } from "./config.ts";
-import { type DesiredLoadBalancer, desiredLoadBalancer, LoadBalancerSpecError } from "./lb/desired.ts";
+import { type DesiredLoadBalancer, desiredLoadBalancer } from "./lb/desired.ts";
+import { LoadBalancerSpecError } from "./lb/errors.ts";
 import { clusterTag, decideOwnership, type Ownership, ownershipByID, serviceTag } from "./lb/ownership.ts";
 import { dropletsDiffer, planUpdate } from "./lb/plan.ts";
 import { previewLoadBalancer } from "./lb/preview.ts";

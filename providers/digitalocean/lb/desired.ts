@@ -17,12 +17,9 @@
 import type { Node, Service } from "../../../kube/objects.ts";
 import { defaultLoadBalancerName } from "../../cloud.ts";
 import type { DigitalOceanAnnotationValues } from "../annotations.ts";
-import type { CloudLoadBalancer, ForwardingRule, HealthCheck, LoadBalancerBody } from "../api/load-balancers.ts";
-
-/** The Service cannot be served as its annotations and spec say; the message names the setting to change. */
-export class LoadBalancerSpecError extends Error {
-  override readonly name = "LoadBalancerSpecError";
-}
+import type { CloudLoadBalancer, LoadBalancerBody } from "../api/load-balancers.ts";
+import { LoadBalancerSpecError } from "./errors.ts";
+import { healthCheck, networkRules, regionalRules } from "./rules.ts";
 
 export interface DesiredInput {
   readonly service: Service;
@@ -52,8 +49,6 @@ export interface DesiredLoadBalancer {
   readonly warnings: readonly string[];
 }
 
-const KUBE_PROXY_HEALTH_PORT = 10256;
-
 export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
   const { service, values, current } = input;
   const warnings: string[] = [];
@@ -76,7 +71,8 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
   const backends = eligibleNodes(input.nodes, type, network);
   const missing = backends.filter((b) => b.dropletID === undefined).map((b) => b.node.metadata?.name ?? "");
   if (missing.length > 0) warnings.push(`no Droplet found for Node(s) ${missing.join(", ")}: left out`);
-  const rules = type === "REGIONAL_NETWORK" ? networkRules(service) : regionalRules(input);
+  const rules =
+    type === "REGIONAL_NETWORK" ? networkRules(service) : regionalRules(service, values, input.certificateID);
   const stack = networkStack(values, type, network, backends);
   const size =
     values.sizeUnit !== undefined
@@ -178,136 +174,6 @@ function networkStack(
     }
   }
   return stack;
-}
-
-function servicePorts(service: Service) {
-  const ports = service.spec?.ports ?? [];
-  for (const p of ports) {
-    if ((p.protocol ?? "TCP") !== "TCP" && p.protocol !== "UDP") {
-      throw new LoadBalancerSpecError(`port ${p.port} is ${p.protocol}: only TCP and UDP ports can be load balanced`);
-    }
-  }
-  return ports;
-}
-
-function networkRules(service: Service): ForwardingRule[] {
-  return servicePorts(service).map((p) => {
-    const protocol = p.protocol === "UDP" ? "udp" : "tcp";
-    return { entry_protocol: protocol, entry_port: p.port, target_protocol: protocol, target_port: p.port };
-  });
-}
-
-function regionalRules(input: DesiredInput): ForwardingRule[] {
-  const { service, values, certificateID } = input;
-  const http = values.httpPorts ?? [];
-  const https = [...(values.tlsPorts ?? [])];
-  const http2 = values.http2Ports ?? [];
-  const all = [...http, ...https, ...http2];
-  const shared = [...new Set(all.filter((p, i) => all.indexOf(p) !== i))].sort((a, b) => a - b);
-  if (shared.length > 0) {
-    throw new LoadBalancerSpecError(
-      `port(s) ${shared.join(", ")} are in more than one of do-loadbalancer-http-ports, -tls-ports and -http2-ports`,
-    );
-  }
-  const passthrough = values.tlsPassthrough;
-  if (certificateID !== undefined && passthrough) {
-    throw new LoadBalancerSpecError(
-      "set either a certificate (do-loadbalancer-certificate-id or -name) or do-loadbalancer-tls-passthrough, not both",
-    );
-  }
-  if ((certificateID !== undefined || passthrough) && https.length === 0 && !http2.includes(443)) https.push(443);
-  const rules: ForwardingRule[] = [];
-  for (const p of servicePorts(service)) {
-    let protocol: string = values.protocol;
-    if (http.includes(p.port)) protocol = "http";
-    if (https.includes(p.port)) protocol = "https";
-    if (http2.includes(p.port)) protocol = "http2";
-    if (p.protocol === "UDP") protocol = "udp";
-    const nodePort = p.nodePort;
-    if (nodePort === undefined) {
-      throw new LoadBalancerSpecError(`port ${p.port} has no node port yet (a REGIONAL load balancer forwards to it)`);
-    }
-    if (protocol === "https" || protocol === "http2") {
-      if (certificateID === undefined && !passthrough) {
-        throw new LoadBalancerSpecError(
-          `port ${p.port} is ${protocol}: set do-loadbalancer-certificate-id (or -name) or do-loadbalancer-tls-passthrough`,
-        );
-      }
-      rules.push(
-        passthrough
-          ? {
-              entry_protocol: protocol,
-              entry_port: p.port,
-              target_protocol: protocol,
-              target_port: nodePort,
-              tls_passthrough: true,
-            }
-          : {
-              entry_protocol: protocol,
-              entry_port: p.port,
-              target_protocol: "http",
-              target_port: nodePort,
-              certificate_id: certificateID as string,
-            },
-      );
-    } else {
-      rules.push({ entry_protocol: protocol, entry_port: p.port, target_protocol: protocol, target_port: nodePort });
-    }
-  }
-  if (values.http3Port !== undefined) {
-    if (passthrough) throw new LoadBalancerSpecError("do-loadbalancer-http3-port does not work with TLS passthrough");
-    if (certificateID === undefined) {
-      throw new LoadBalancerSpecError(
-        "do-loadbalancer-http3-port needs a certificate (do-loadbalancer-certificate-id or -name)",
-      );
-    }
-    const p = (service.spec?.ports ?? []).find((sp) => sp.port === values.http3Port);
-    if (p) {
-      rules.push({
-        entry_protocol: "http3",
-        entry_port: p.port,
-        target_protocol: "http",
-        target_port: p.nodePort ?? 0,
-        certificate_id: certificateID,
-      });
-    }
-  }
-  return rules;
-}
-
-function healthCheck(service: Service, values: DigitalOceanAnnotationValues): HealthCheck {
-  const timing = {
-    check_interval_seconds: values.healthCheckInterval,
-    response_timeout_seconds: values.healthCheckTimeout,
-    unhealthy_threshold: values.unhealthyThreshold,
-    healthy_threshold: values.healthyThreshold,
-  };
-  if (values.overrideHealthCheck) {
-    const path = values.healthCheckPath ?? "";
-    const protocol = values.healthCheckProtocol ?? (path !== "" ? "http" : "tcp");
-    return { protocol, port: healthCheckNodePort(service, values.healthCheckPort), path, ...timing };
-  }
-  const local = service.spec?.externalTrafficPolicy === "Local" && service.spec.healthCheckNodePort;
-  return local
-    ? {
-        protocol: "http",
-        port: service.spec?.healthCheckNodePort as number,
-        path: "/healthz",
-        proxy_protocol: false,
-        ...timing,
-      }
-    : { protocol: "http", port: KUBE_PROXY_HEALTH_PORT, path: "/healthz", proxy_protocol: false, ...timing };
-}
-
-function healthCheckNodePort(service: Service, port: number | undefined): number {
-  const ports = service.spec?.ports ?? [];
-  const chosen =
-    port === undefined ? ports.find((p) => (p.protocol ?? "TCP") === "TCP") : ports.find((p) => p.port === port);
-  if (!chosen) throw new LoadBalancerSpecError("the Service has no TCP port for the health check");
-  if (chosen.nodePort === undefined) {
-    throw new LoadBalancerSpecError(`port ${chosen.port} has no node port yet for the health check to probe`);
-  }
-  return chosen.nodePort;
 }
 
 function sticky(values: DigitalOceanAnnotationValues): LoadBalancerBody["sticky_sessions"] {
