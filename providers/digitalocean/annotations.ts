@@ -169,7 +169,7 @@ const protocols = {
   }),
   certificateID: annotation(key("certificate-id"), blankIsUnset(text()), {
     description:
-      "The certificate the `https` and `http2` ports end TLS with; wins over `certificate-name`. DO CCM rewrites it when a Let's Encrypt certificate is renewed; here the load balancer keeps the certificate the annotation names.",
+      "The certificate the `https` and `http2` ports end TLS with; wins over `certificate-name`. When DigitalOcean renews a Let's Encrypt certificate (a new ID, the same name), the provider keeps the renewed one and rewrites this annotation, as DO CCM does.",
     example: "a5b2a3a4-6e0c-4b0d-8b7a-1a2b3c4d5e6f",
   }),
   certificateName: annotation(key("certificate-name"), blankIsUnset(text()), {

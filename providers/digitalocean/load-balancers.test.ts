@@ -142,3 +142,27 @@ test("without REGION a new load balancer goes to the region of the first Node's 
   await lb.ensureLoadBalancer(ctx, "kubernetes", service(), [node]);
   expect(w.only().spec.region).toBe("fra1");
 });
+
+test("a renewed Let's Encrypt certificate is kept on the load balancer and recorded on the Service, as DO CCM does", async () => {
+  const w = await e.setUp();
+  const made = await w.h.call("POST", "/certificates", {
+    name: "le",
+    type: "lets_encrypt",
+    dns_names: ["example.com"],
+  });
+  const oldID = made.body.certificate.id as string;
+  const svc = service({ [`${A}certificate-id`]: oldID });
+  await w.lb.ensureLoadBalancer(ctx, "kubernetes", svc, w.nodes);
+  // DigitalOcean renews: a new certificate with the same name, the load balancer moved onto it, the old one gone.
+  const old = w.world.certificates.get(oldID);
+  if (!old) throw new Error("no certificate");
+  const renewed = { ...old, id: w.world.uuid() };
+  w.world.certificates.delete(oldID);
+  w.world.certificates.set(renewed.id, renewed);
+  for (const r of w.only().spec.forwarding_rules) if (r.certificate_id === oldID) r.certificate_id = renewed.id;
+  w.h.emulator.calls.reset();
+  await w.lb.ensureLoadBalancer(ctx, "kubernetes", svc, w.nodes);
+  expect(w.only().spec.forwarding_rules.map((r) => r.certificate_id)).toEqual(["", renewed.id]);
+  expect(w.h.emulator.calls.writes()).toEqual([]);
+  expect(w.annotated).toContain(`${A}certificate-id=${renewed.id}`);
+});

@@ -28,8 +28,12 @@ import {
   DigitalOceanIDAnnotations,
   LOAD_BALANCER_ID_ANNOTATION,
 } from "./annotations.ts";
+
+const CERTIFICATE_ID_ANNOTATION = DigitalOceanAnnotations.declared.certificateID.key;
+
+import type { CertificatesApi } from "./api/certificates.ts";
 import type { DropletsApi } from "./api/droplets.ts";
-import type { CertificatesApi, CloudLoadBalancer, LoadBalancersApi } from "./api/load-balancers.ts";
+import type { CloudLoadBalancer, LoadBalancersApi } from "./api/load-balancers.ts";
 import type { DigitalOceanConfig } from "./config.ts";
 import { type DesiredLoadBalancer, desiredLoadBalancer } from "./lb/desired.ts";
 import { LoadBalancerSpecError } from "./lb/errors.ts";
@@ -48,8 +52,13 @@ export interface DigitalOceanLoadBalancerDeps {
   readonly logger?: ConsolaInstance | undefined;
   /** A Warning event about the Service that does not stop its sync (`ServiceWarnings.warn` fits). */
   readonly warn?: ((service: Service, reason: string, message: string) => void) | undefined;
-  /** Writes the ID annotation on the Service (a merge patch); absent before the manager hands over a client. */
-  readonly recordID?: ((ctx: CallContext, service: Service, id: string) => Promise<void>) | undefined;
+  /**
+   * Writes annotations on the Service (a merge patch): the load balancer's ID, and a renewed Let's Encrypt
+   * certificate's ID, as DO CCM records them. Absent before the manager hands over a client.
+   */
+  readonly annotate?:
+    | ((ctx: CallContext, service: Service, annotations: Readonly<Record<string, string>>) => Promise<void>)
+    | undefined;
 }
 
 const OP = "digitalocean/load-balancers";
@@ -98,16 +107,34 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
     throw new LoadBalancerSpecError(found.reason);
   }
 
-  async function certificateID(ctx: CallContext, values: DigitalOceanAnnotationValues): Promise<string | undefined> {
-    if (values.certificateID !== undefined) return values.certificateID;
-    if (values.certificateName === undefined) return undefined;
+  /**
+   * The certificate the rules end TLS with, and whether it is a renewal to record. DigitalOcean renews a Let's
+   * Encrypt certificate as a new one (new ID, same name) and moves the load balancer onto it; the annotation still
+   * names the old one. As DO CCM's `recordUpdatedLetsEncryptCert`: when the load balancer's certificate is a Let's
+   * Encrypt one and the annotation's is gone or has its name, the load balancer's is kept and recorded.
+   */
+  async function certificateID(
+    ctx: CallContext,
+    values: DigitalOceanAnnotationValues,
+    current: CloudLoadBalancer | undefined,
+  ): Promise<{ id: string | undefined; renewed?: string }> {
+    if (values.certificateID !== undefined) {
+      const onLB = current?.forwarding_rules?.find((r) => r.certificate_id)?.certificate_id ?? undefined;
+      if (!onLB || onLB === values.certificateID) return { id: values.certificateID };
+      const lbCert = await deps.certificates.get(ctx, onLB);
+      if (lbCert?.type !== "lets_encrypt") return { id: values.certificateID };
+      const named = await deps.certificates.get(ctx, values.certificateID);
+      if (named && named.name !== lbCert.name) return { id: values.certificateID };
+      return { id: onLB, renewed: onLB };
+    }
+    if (values.certificateName === undefined) return { id: undefined };
     const id = await deps.certificates.idByName(ctx, values.certificateName);
     if (id === undefined) {
       throw new LoadBalancerSpecError(
         `no certificate is named ${values.certificateName} (service.beta.kubernetes.io/do-loadbalancer-certificate-name)`,
       );
     }
-    return id;
+    return { id };
   }
 
   /** Each Node's Droplet: by provider ID, else by name from one listing (DO CCM's `nodesToDropletIDs`). */
@@ -137,36 +164,42 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
     values: DigitalOceanAnnotationValues,
     nodes: readonly Node[],
     current: CloudLoadBalancer | undefined,
-  ): Promise<DesiredLoadBalancer> {
+  ): Promise<DesiredLoadBalancer & { renewedCertificate?: string }> {
     const withIDs = await backends(ctx, nodes);
+    const cert = await certificateID(ctx, values, current);
     const region = current?.region?.slug ?? config.region ?? (await regionOfNodes(ctx, withIDs));
     const t = tagsFor(service, clusterName);
-    return desiredLoadBalancer({
+    const desired = desiredLoadBalancer({
       service,
       values,
       nodes: withIDs,
       config: { region, vpcID: config.vpcID, defaultLoadBalancerType: config.defaultLoadBalancerType },
-      certificateID: await certificateID(ctx, values),
+      certificateID: cert.id,
       tags: [t.clusterTag, t.serviceTag],
       current,
     });
+    return cert.renewed === undefined ? desired : { ...desired, renewedCertificate: cert.renewed };
   }
 
   /** Failed recordings already said, so a missing RBAC rule is one log line per Service, not one per sync. */
   const unrecorded = new Set<string>();
 
-  async function record(ctx: CallContext, service: Service, id: string) {
-    if (!deps.recordID || service.metadata?.annotations?.[LOAD_BALANCER_ID_ANNOTATION] === id) return;
+  async function record(ctx: CallContext, service: Service, wanted: Readonly<Record<string, string>>) {
+    const have = service.metadata?.annotations ?? {};
+    const changed = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => have[k] !== v));
+    if (!deps.annotate || Object.keys(changed).length === 0) return;
     try {
-      await deps.recordID(ctx, service, id);
+      await deps.annotate(ctx, service, changed);
     } catch (err) {
       // The Service tag finds it without the annotation; the next sync tries again.
-      const key = `${service.metadata?.uid}/${id}`;
+      const key = `${service.metadata?.uid}/${JSON.stringify(changed)}`;
       if (unrecorded.has(key)) return;
       if (unrecorded.size > 4096) unrecorded.clear();
       unrecorded.add(key);
       logger?.warn(
-        `${serviceName(service)}: could not record ${LOAD_BALANCER_ID_ANNOTATION}=${id} (the manager needs patch on services): ${(err as Error).message}`,
+        `${serviceName(service)}: could not record ${Object.entries(changed)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ")} (the manager needs patch on services): ${(err as Error).message}`,
       );
     }
   }
@@ -201,7 +234,10 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
         lb = await lbs.update(ctx, lb.id, plan.body);
       }
     }
-    await record(ctx, service, lb.id);
+    await record(ctx, service, {
+      [LOAD_BALANCER_ID_ANNOTATION]: lb.id,
+      ...(desired.renewedCertificate === undefined ? {} : { [CERTIFICATE_ID_ANNOTATION]: desired.renewedCertificate }),
+    });
     return { lb, desired };
   }
 
@@ -245,7 +281,12 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
         const current = found.kind === "none" ? undefined : found.lb;
         const desired = await desiredFor(ctx, service, clusterName, values, nodes, current);
         const id = service.metadata?.annotations?.[LOAD_BALANCER_ID_ANNOTATION];
-        const first = current && id !== current.id ? [`record ${LOAD_BALANCER_ID_ANNOTATION}=${current.id}`] : [];
+        const first = [
+          ...(current && id !== current.id ? [`record ${LOAD_BALANCER_ID_ANNOTATION}=${current.id}`] : []),
+          ...(desired.renewedCertificate === undefined
+            ? []
+            : [`record ${CERTIFICATE_ID_ANNOTATION}=${desired.renewedCertificate} (Let's Encrypt renewal)`]),
+        ];
         return previewLoadBalancer(found, desired, first);
       });
     },

@@ -15,10 +15,10 @@ import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
 import type { RuntimeHandle } from "../kit/runtime-handle.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
-import { LOAD_BALANCER_ID_ANNOTATION } from "./annotations.ts";
+import { type CertificatesApi, HttpCertificatesApi } from "./api/certificates.ts";
 import { createDoClient } from "./api/client.ts";
 import { type DropletsApi, HttpDropletsApi } from "./api/droplets.ts";
-import { type CertificatesApi, HttpLoadBalancersApi, type LoadBalancersApi } from "./api/load-balancers.ts";
+import { HttpLoadBalancersApi, type LoadBalancersApi } from "./api/load-balancers.ts";
 import { type DigitalOceanConfig, readDigitalOceanConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createDigitalOceanLoadBalancer } from "./load-balancers.ts";
@@ -41,12 +41,11 @@ export const digitalocean = defineProvider({
   rateLimit: (config) => config.rateLimit,
   create(ctx) {
     const client = createDoClient({ ...ctx.http, token: ctx.settings.token, url: ctx.settings.apiUrl });
-    const lbs = new HttpLoadBalancersApi(client);
     return digitalOceanProvider({
       config: ctx.settings,
       droplets: new HttpDropletsApi(client),
-      loadBalancers: lbs,
-      certificates: lbs,
+      loadBalancers: new HttpLoadBalancersApi(client),
+      certificates: new HttpCertificatesApi(client),
       logger: ctx.logger,
       runtime: ctx.runtime,
     });
@@ -73,14 +72,14 @@ export function digitalOceanProvider(parts: DigitalOceanParts) {
     logger,
     warn: (service, reason, message) =>
       runtime ? runtime.serviceWarnings.warn(service, reason, message) : logger?.warn(message),
-    recordID: async (ctx, service, id) => {
+    annotate: async (ctx, service, annotations) => {
       const kube = runtime?.current()?.kube;
       if (!kube) return;
       await kube.patch<Service>(
         Resources.services,
         service.metadata?.name ?? "",
         "merge",
-        { metadata: { annotations: { [LOAD_BALANCER_ID_ANNOTATION]: id } } },
+        { metadata: { annotations } },
         { namespace: service.metadata?.namespace ?? "default", signal: ctx.signal },
       );
     },

@@ -1,5 +1,5 @@
 /**
- * The load balancers and certificates the provider reads and writes (`/v2/load_balancers`, `/v2/certificates`).
+ * The load balancers the provider reads and writes (`/v2/load_balancers`).
  * Answers are read with schemas that ask only for what the provider uses: unknown fields are ignored, a missing
  * optional one takes the API's default. An update is a whole `PUT` body, as the API wants (and godo sends).
  *
@@ -134,14 +134,9 @@ export interface LoadBalancersApi {
   delete(ctx: CallContext, id: string): Promise<boolean>;
 }
 
-export interface CertificatesApi {
-  /** The ID of the certificate named `name`, or `undefined` when there is none. */
-  idByName(ctx: CallContext, name: string): Promise<string | undefined>;
-}
-
 const one = v.object({ load_balancer: loadBalancerSchema });
 
-export class HttpLoadBalancersApi implements LoadBalancersApi, CertificatesApi {
+export class HttpLoadBalancersApi implements LoadBalancersApi {
   readonly #client: CloudApiClient;
 
   constructor(client: CloudApiClient) {
@@ -199,16 +194,5 @@ export class HttpLoadBalancersApi implements LoadBalancersApi, CertificatesApi {
       notFound: true,
     });
     return answer !== undefined;
-  }
-
-  async idByName(ctx: CallContext, name: string): Promise<string | undefined> {
-    const answer = await this.#client.request(ctx, {
-      operation: "listCertificates",
-      method: "GET",
-      path: "/certificates",
-      query: { name, per_page: 1 },
-      answer: v.object({ certificates: v.array(v.object({ id: v.string(), name: v.string() })) }),
-    });
-    return answer.certificates.find((c) => c.name === name)?.id;
   }
 }

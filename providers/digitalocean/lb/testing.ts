@@ -12,6 +12,7 @@ import {
 import { type Harness, startHarness, TOKEN } from "../../../sandbox/digitalocean/testing.ts";
 import type { CallContext } from "../../cloud.ts";
 import { annotationPrefix } from "../annotations.ts";
+import { HttpCertificatesApi } from "../api/certificates.ts";
 import { createDoClient } from "../api/client.ts";
 import { HttpDropletsApi } from "../api/droplets.ts";
 import { HttpLoadBalancersApi } from "../api/load-balancers.ts";
@@ -71,10 +72,13 @@ export async function startLB(h: Harness, o: LBSetup = {}) {
   });
   const api = new HttpLoadBalancersApi(client);
   const warnings: string[] = [];
+  /** The load balancer IDs recorded, by Service UID. */
   const recorded = new Map<string, string>();
+  /** Every annotation written, as `key=value`, in order. */
+  const annotated: string[] = [];
   const deps: DigitalOceanLoadBalancerDeps = {
     lbs: api,
-    certificates: api,
+    certificates: new HttpCertificatesApi(client),
     droplets: new HttpDropletsApi(client),
     config: {
       region: "nyc3",
@@ -83,8 +87,10 @@ export async function startLB(h: Harness, o: LBSetup = {}) {
       defaultLoadBalancerType: o.defaultType ?? "REGIONAL",
     },
     warn: (_s, reason, message) => warnings.push(`${reason}: ${message}`),
-    recordID: async (_ctx, s, id) => {
-      recorded.set(s.metadata?.uid ?? "", id);
+    annotate: async (_ctx, s, annotations) => {
+      const id = annotations["kubernetes.digitalocean.com/load-balancer-id"];
+      if (id !== undefined) recorded.set(s.metadata?.uid ?? "", id);
+      for (const [k, v] of Object.entries(annotations)) annotated.push(`${k}=${v}`);
     },
   };
   const world = h.emulator.world;
@@ -110,6 +116,7 @@ export async function startLB(h: Harness, o: LBSetup = {}) {
     certID: cert.body.certificate.id as string,
     warnings,
     recorded,
+    annotated,
     world,
     all: (): EmulatedLB[] => [...world.loadBalancers.values()],
     /** The one emulated load balancer; fails when there is not exactly one. */
