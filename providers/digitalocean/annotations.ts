@@ -263,7 +263,7 @@ export const DigitalOceanAnnotations = defineAnnotations({
   }),
   type: annotation(key("type"), blankIsUnset(oneOf(["REGIONAL", "REGIONAL_NETWORK"])), {
     description:
-      "`REGIONAL` (HTTP-aware, ports to node ports) or `REGIONAL_NETWORK` (layer 4, the Service's ports as they are). Read at creation: the API does not change a load balancer's type.",
+      "`REGIONAL` (HTTP-aware, ports to node ports) or `REGIONAL_NETWORK` (layer 4, the Service's ports as they are). Read at creation: the API does not change a load balancer's type. Once the load balancer exists the provider writes its type here, as DO CCM does.",
     example: "REGIONAL",
     defaultText: "`DEFAULT_LB_TYPE`, else `REGIONAL_NETWORK`",
   }),

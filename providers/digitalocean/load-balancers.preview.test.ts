@@ -41,7 +41,7 @@ const rows: readonly (readonly [
     "none: this Service's load balancer, recorded on it, is as it wants; the status is its IP",
     async (w) => {
       await w.lb.ensureLoadBalancer(ctx, "kubernetes", service(), w.nodes);
-      return { [ID]: w.only().id };
+      return { [ID]: w.only().id, [`${A}type`]: "REGIONAL" };
     },
     (plan, w) =>
       expect(plan).toEqual({
@@ -55,7 +55,7 @@ const rows: readonly (readonly [
     "update: a new name is a rename in place",
     async (w) => {
       await w.lb.ensureLoadBalancer(ctx, "kubernetes", service(), w.nodes);
-      return { [ID]: w.only().id, [`${A}name`]: "shop" };
+      return { [ID]: w.only().id, [`${A}type`]: "REGIONAL", [`${A}name`]: "shop" };
     },
     (plan) => {
       expect(plan.action).toBe("update");
@@ -81,9 +81,10 @@ const rows: readonly (readonly [
     },
     (plan, w) => {
       expect(plan.action).toBe("adopt");
-      expect(plan.changes.slice(0, 2)).toEqual([
+      expect(plan.changes.slice(0, 3)).toEqual([
         `adopt load balancer ${w.only().id} found by name and this cluster's tag`,
         `record ${ID}=${w.only().id}`,
+        `record ${A}type=REGIONAL`,
       ]);
     },
   ],

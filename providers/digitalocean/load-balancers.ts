@@ -10,8 +10,9 @@
  *   by its Service tag on the next sync.
  * - **Changing it**: `lb/desired.ts` says what the Service wants, `lb/plan.ts` what differs; one `PUT` when anything
  *   does, none when converged. A rename is such a change: same ID, same IP.
- * - **Recording it**: the ID goes on the Service as `kubernetes.digitalocean.com/load-balancer-id`, as DO CCM
- *   writes it, so later syncs cost one read and a swap back to DO CCM finds the same load balancer.
+ * - **Recording it**: the ID goes on the Service as `kubernetes.digitalocean.com/load-balancer-id` and the type as
+ *   `do-loadbalancer-type`, as DO CCM writes them, so later syncs cost one read and a swap back to DO CCM finds the
+ *   same load balancer.
  * - **Deleting it**: only one that is this Service's; a refused one is left alone.
  * - **Disowned** (`service.kubernetes.io/do-loadbalancer-disown`): nothing is read, written or deleted.
  *
@@ -30,6 +31,7 @@ import {
 } from "./annotations.ts";
 
 const CERTIFICATE_ID_ANNOTATION = DigitalOceanAnnotations.declared.certificateID.key;
+const TYPE_ANNOTATION = DigitalOceanAnnotations.declared.type.key;
 
 import type { CertificatesApi } from "./api/certificates.ts";
 import type { DropletsApi } from "./api/droplets.ts";
@@ -234,8 +236,10 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
         lb = await lbs.update(ctx, lb.id, plan.body);
       }
     }
+    // What DO CCM records (`retrieveAndAnnotateLoadBalancer`): the ID, and the type, which pins it.
     await record(ctx, service, {
       [LOAD_BALANCER_ID_ANNOTATION]: lb.id,
+      ...(lb.type ? { [TYPE_ANNOTATION]: lb.type } : {}),
       ...(desired.renewedCertificate === undefined ? {} : { [CERTIFICATE_ID_ANNOTATION]: desired.renewedCertificate }),
     });
     return { lb, desired };
@@ -275,7 +279,8 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
       return step("plan", service, async () => {
         const values = DigitalOceanAnnotations.parse(service);
         const name = values.name ?? defaultLoadBalancerName(service);
-        if (values.disown) return { action: "none", name, changes: ["disowned: left alone"] };
+        // Disowned: ensureLoadBalancer reads and writes nothing.
+        if (values.disown) return { action: "none", name, changes: [] };
         const found = await find(ctx, service, clusterName, name);
         if (found.kind === "refuse") throw new LoadBalancerSpecError(found.reason);
         const current = found.kind === "none" ? undefined : found.lb;
@@ -283,6 +288,9 @@ export function createDigitalOceanLoadBalancer(deps: DigitalOceanLoadBalancerDep
         const id = service.metadata?.annotations?.[LOAD_BALANCER_ID_ANNOTATION];
         const first = [
           ...(current && id !== current.id ? [`record ${LOAD_BALANCER_ID_ANNOTATION}=${current.id}`] : []),
+          ...(current?.type && service.metadata?.annotations?.[TYPE_ANNOTATION] !== current.type
+            ? [`record ${TYPE_ANNOTATION}=${current.type}`]
+            : []),
           ...(desired.renewedCertificate === undefined
             ? []
             : [`record ${CERTIFICATE_ID_ANNOTATION}=${desired.renewedCertificate} (Let's Encrypt renewal)`]),
