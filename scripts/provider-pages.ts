@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { DigitalOceanAnnotations, DigitalOceanIDAnnotations } from "../providers/digitalocean/annotations.ts";
 import { digitalocean } from "../providers/digitalocean/provider.ts";
 import { HcloudAnnotations, HcloudReservedAnnotations } from "../providers/hcloud/annotations.ts";
 import { hcloud } from "../providers/hcloud/provider.ts";
@@ -41,7 +42,10 @@ async function providerPage(path: string, sections: PageSections): Promise<strin
 
 export const PROVIDER_PAGES = {
   "docs/providers/digitalocean.md": () =>
-    providerPage("docs/providers/digitalocean.md", { settings: digitalocean.settings.reference }),
+    providerPage("docs/providers/digitalocean.md", {
+      settings: digitalocean.settings.reference,
+      annotations: [...DigitalOceanAnnotations.list, ...DigitalOceanIDAnnotations.list],
+    }),
   "docs/providers/hcloud.md": () =>
     providerPage("docs/providers/hcloud.md", {
       settings: hcloud.settings.reference,

@@ -20,7 +20,13 @@ await runConformance({
       arrange: {
         createMachine({ name }) {
           const id = h.droplet({ name });
-          return { nodeName: name, providerID: `digitalocean://${id}` };
+          const d = world.droplets.get(id);
+          // As the Node controller sets them from the Droplet: a REGIONAL_NETWORK load balancer needs the public one.
+          const addresses = [
+            { type: "InternalIP", address: d?.privateV4 ?? "" },
+            { type: "ExternalIP", address: d?.publicV4 ?? "" },
+          ];
+          return { nodeName: name, providerID: `digitalocean://${id}`, addresses };
         },
         stopMachine({ providerID }) {
           const droplet = world.droplets.get(parseProviderID(providerID));

@@ -20,3 +20,12 @@ export function parseProviderID(providerID: string): number {
 export function formatProviderID(dropletID: number): string {
   return digitalOceanProviderIDs.format(String(dropletID));
 }
+
+/** The Droplet ID of a Node's provider ID, or `undefined` when it is empty or not `digitalocean://<id>`. */
+export function tryParseProviderID(providerID: string): number | undefined {
+  try {
+    return providerID === "" ? undefined : parseProviderID(providerID);
+  } catch {
+    return undefined;
+  }
+}

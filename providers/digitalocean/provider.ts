@@ -1,22 +1,31 @@
 /**
  * The digitalocean provider: DO CCM's environment in, a `CloudProvider` over the DigitalOcean API v2 out, with
- * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. DO_CLUSTER_ID is optional, so
- * `hasClusterID` is true: DO CCM's own main never asks, and its Deployment passes no `--allow-untagged-cloud`.
- * The factory calls no API: `doctor` asks `verifyAccess`, and the start proves the token the same way, so a wrong
- * one stops the manager naming DO_ACCESS_TOKEN. Both also settle the region (region.ts). With `PUBLIC_ACCESS_FIREWALL_NAME` the provider runs DO CCM's firewall controller.
+ * the capabilities DO CCM offers: `instancesV2` over Droplets, and load balancers. Its cluster ID is the one its
+ * load balancers are tagged with (`k8s:<DO_CLUSTER_ID>`, else `k8s:<--cluster-name>`), always known, so
+ * `hasClusterID` is true: DO CCM's Deployment passes no `--allow-untagged-cloud` (its own initializer skips the
+ * check), and the manager must start with those flags. The factory calls no API: `doctor` asks `verifyAccess`, and the
+ * start proves the token the same way, so a wrong one stops the manager naming DO_ACCESS_TOKEN. Both also settle the
+ * region (region.ts). With `PUBLIC_ACCESS_FIREWALL_NAME` the provider runs DO CCM's firewall controller.
  */
+import type { ConsolaInstance } from "consola";
+import { Resources } from "../../kube/client-types.ts";
 import type { Sleep } from "../../kube/clock.ts";
+import type { Service } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
+import type { RuntimeHandle } from "../kit/runtime-handle.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
+import { type CertificatesApi, HttpCertificatesApi } from "./api/certificates.ts";
 import { createDoClient } from "./api/client.ts";
 import { type DropletsApi, HttpDropletsApi } from "./api/droplets.ts";
 import { type FirewallsApi, HttpFirewallsApi } from "./api/firewalls.ts";
+import { HttpLoadBalancersApi, type LoadBalancersApi } from "./api/load-balancers.ts";
 import { HttpRegionsApi, type RegionsApi } from "./api/regions.ts";
 import { type DigitalOceanConfig, readDigitalOceanConfig } from "./config.ts";
 import { publicAccessFirewall } from "./firewall/controller.ts";
 import { createInstances } from "./instances.ts";
+import { createDigitalOceanLoadBalancer } from "./load-balancers.ts";
 import { resolveRegion } from "./region.ts";
 import { digitalOceanSettingDocs } from "./settings-reference.ts";
 
@@ -44,6 +53,10 @@ export const digitalocean = defineProvider({
       regions: new HttpRegionsApi(client),
       clock: ctx.clock,
       ...(ctx.http.fetch && { fetch: ctx.http.fetch }),
+      loadBalancers: new HttpLoadBalancersApi(client),
+      certificates: new HttpCertificatesApi(client),
+      logger: ctx.logger,
+      runtime: ctx.runtime,
     });
   },
 });
@@ -56,12 +69,44 @@ export interface DigitalOceanParts {
   readonly clock: { readonly now: () => number; readonly sleep: Sleep };
   /** For the metadata service; default the global one. */
   readonly fetch?: typeof fetch;
+  readonly loadBalancers: LoadBalancersApi;
+  readonly certificates: CertificatesApi;
+  readonly logger?: ConsolaInstance | undefined;
+  /** The Kubernetes client and Warning events, once the manager initializes the provider; without it, log only. */
+  readonly runtime?: RuntimeHandle | undefined;
 }
 
 export function digitalOceanProvider(parts: DigitalOceanParts) {
-  const { config, droplets } = parts;
+  const { config, droplets, runtime, logger } = parts;
   /** `REGION`, else the metadata service's answer once `initialize` asked it: where load balancers are made. */
   let region = config.region;
+  const loadBalancer = createDigitalOceanLoadBalancer({
+    lbs: parts.loadBalancers,
+    certificates: parts.certificates,
+    droplets,
+    config: {
+      vpcID: config.vpcID,
+      clusterID: config.clusterID,
+      defaultLoadBalancerType: config.defaultLoadBalancerType,
+      get region() {
+        return region;
+      },
+    },
+    logger,
+    warn: (service, reason, message) =>
+      runtime ? runtime.serviceWarnings.warn(service, reason, message) : logger?.warn(message),
+    annotate: async (ctx, service, annotations) => {
+      const kube = runtime?.current()?.kube;
+      if (!kube) return;
+      await kube.patch<Service>(
+        Resources.services,
+        service.metadata?.name ?? "",
+        "merge",
+        { metadata: { annotations } },
+        { namespace: service.metadata?.namespace ?? "default", signal: ctx.signal },
+      );
+    },
+  });
 
   async function checkAccess(ctx: CallContext): Promise<void> {
     try {
@@ -92,7 +137,9 @@ export function digitalOceanProvider(parts: DigitalOceanParts) {
       await checkAccess({ signal: ctx.signal });
       const settled = await settleRegion({ signal: ctx.signal });
       region = settled.region;
-      ctx.logger.info(`digitalocean: instances at ${config.apiUrl}, region ${region} (from ${settled.from})`);
+      ctx.logger.info(
+        `digitalocean: instances and load balancers at ${config.apiUrl}, region ${region} (from ${settled.from})`,
+      );
     },
     async verifyAccess(ctx: CallContext) {
       await checkAccess(ctx);
@@ -102,6 +149,7 @@ export function digitalOceanProvider(parts: DigitalOceanParts) {
       ? [publicAccessFirewall({ api: parts.firewalls, settings: firewall, ...parts.clock })]
       : undefined,
     instancesV2: createInstances(droplets),
+    loadBalancer,
     rateLimit: config.rateLimit,
   } satisfies CloudProvider;
 }

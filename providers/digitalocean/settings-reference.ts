@@ -32,12 +32,12 @@ export const digitalOceanSettingDocs: readonly SettingDoc[] = [
     names: ["DO_CLUSTER_ID"],
     default: "not set",
     meaning:
-      "load balancers (not in this version yet): the cluster's ID. Load balancers made for this cluster will carry the tag `k8s:<DO_CLUSTER_ID>` (else `k8s:<--cluster-name>`); only a load balancer with this tag, or the one a Service's `kubernetes.digitalocean.com/load-balancer-id` names, will ever be changed or deleted.",
+      "load balancers: the cluster's ID. Load balancers made for this cluster carry the tag `k8s:<DO_CLUSTER_ID>` (else `k8s:<--cluster-name>`); only a load balancer with this tag, or the one a Service's `kubernetes.digitalocean.com/load-balancer-id` names, is ever changed or deleted.",
   },
   {
     names: ["DO_CLUSTER_VPC_ID"],
     default: "not set",
-    meaning: "load balancers (not in this version yet): the VPC new ones are placed in; unset, the region's default",
+    meaning: "load balancers: the VPC new ones are placed in; unset, the region's default",
   },
   {
     names: ["DO_API_RATE_LIMIT_QPS"],
@@ -48,7 +48,7 @@ export const digitalOceanSettingDocs: readonly SettingDoc[] = [
   {
     names: ["DEFAULT_LB_TYPE"],
     default: "`REGIONAL_NETWORK`",
-    meaning: "load balancers (not in this version yet): the type of new ones, `REGIONAL` or `REGIONAL_NETWORK`",
+    meaning: "load balancers: the type of new ones, `REGIONAL` or `REGIONAL_NETWORK`",
   },
   {
     names: ["PUBLIC_ACCESS_FIREWALL_NAME", "PUBLIC_ACCESS_FIREWALL_TAGS"],

@@ -5,7 +5,7 @@
  * docs/performance.md.
  *
  *   bun run bench                         every benchmark, at a tenth of the size and at the full size
- *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint, hcloud)
+ *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint, hcloud, digitalocean)
  *   bun run bench --size=tenth            one size (tenth | full | both)
  *   bun run bench --runs=10               start-up runs to take the median of (default 10)
  *   bun run bench --window=60             each of the two steady-state windows, in seconds (default 60)
@@ -25,6 +25,7 @@ import { dirname, relative, resolve } from "node:path";
 import { parseScriptArgs } from "../../platform/script-args.ts";
 import { benchExecutable } from "./ccm.ts";
 import type { BenchContext, Benchmark } from "./context.ts";
+import { digitalOceanApiCallsBenchmark } from "./digitalocean-api-calls.ts";
 import { footprintBenchmark } from "./footprint.ts";
 import { hcloudApiCallsBenchmark } from "./hcloud-api-calls.ts";
 import { nodesBenchmark } from "./nodes.ts";
@@ -40,9 +41,10 @@ const BENCHMARKS: readonly Benchmark[] = [
   servicesBenchmark,
   footprintBenchmark,
   hcloudApiCallsBenchmark,
+  digitalOceanApiCallsBenchmark,
 ];
 
-const USAGE = `usage: npm run bench -- [--only=startup,nodes,services,footprint,hcloud] [--size=tenth|full|both]
+const USAGE = `usage: npm run bench -- [--only=startup,nodes,services,footprint,hcloud,digitalocean] [--size=tenth|full|both]
        [--runs=10] [--window=60] [--out=build/bench/results.json] [--reuse-build] [--markdown=<results.json>]
        [--against-upstream [--sizes=1000,5000] [--services=100] [--ours=…] [--keep-snapshots=…] [--only-ours]]
 Builds the host all-in-one and times it (docs/performance.md); writes the results as JSON and prints a table.`;

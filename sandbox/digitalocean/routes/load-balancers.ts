@@ -68,19 +68,26 @@ export const loadBalancerBody = v.object({
   firewall: v.optional(v.object({ allow: v.optional(v.array(v.string())), deny: v.optional(v.array(v.string())) }), {}),
   tag: v.exactOptional(tagName),
   droplet_ids: v.exactOptional(v.array(dropletId)),
+  // Not in the API document, but godo sends it and the API keeps it: DO CCM tags its load balancers `k8s:<cluster>`.
+  tags: v.optional(v.array(tagName), []),
+  // godo's `IP` (a reserved BYOIP address to create with) and `VPCSubnetUUID`: not in the API document either.
+  ip: v.exactOptional(v.pipe(v.string(), v.ipv4("must be an IPv4 address"))),
+  vpc_subnet_uuid: v.optional(v.string(), ""),
 });
 
 /** A checked spec: one of `droplet_ids` or `tag`, known Droplets, known certificates. */
 function specOf(world: World, body: v.InferOutput<typeof loadBalancerBody>): LoadBalancerSpec {
-  const { tag, droplet_ids, name, ...rest } = body;
+  const { tag, droplet_ids, name, ip: _ip, ...rest } = body;
   if (tag !== undefined && droplet_ids !== undefined) {
     throw unprocessable("load balancer can't have both droplet_ids and tag");
   }
   if (tag === undefined && droplet_ids === undefined) throw unprocessable("one of droplet_ids or tag is required");
   for (const id of droplet_ids ?? []) checkDroplet(world, id);
   checkRules(world, rest.forwarding_rules);
+  for (const t of rest.tags) world.tags.add(t);
   return {
     ...rest,
+    tags: [...new Set(rest.tags)],
     name: name ?? `${rest.region}-lb-${world.loadBalancers.size + 1}`,
     tag: tag ?? "",
     droplet_ids: [...new Set(droplet_ids ?? [])],
@@ -101,7 +108,9 @@ function checkRules(world: World, forwarding: readonly ForwardingRule[]): void {
       throw unprocessable(`entry protocol ${rule.entry_protocol} needs certificate_id or tls_passthrough`);
     }
   }
-  const ports = forwarding.map((r) => `${r.entry_protocol === "udp" ? "udp" : "tcp"}/${r.entry_port}`);
+  // HTTP/3 runs over UDP (QUIC), so it shares its port with an https or http2 rule, as DO CCM's http3-port does.
+  const udp = (r: ForwardingRule) => r.entry_protocol === "udp" || r.entry_protocol === "http3";
+  const ports = forwarding.map((r) => `${udp(r) ? "udp" : "tcp"}/${r.entry_port}`);
   const twice = ports.find((p, i) => ports.indexOf(p) !== i);
   if (twice) throw unprocessable(`entry port ${twice.split("/")[1]} is used by more than one forwarding rule`);
 }
@@ -127,8 +136,10 @@ export const loadBalancerEndpoints: readonly Endpoint[] = [
     method: "POST",
     route: "/load_balancers",
     handle: async (call) => {
-      const spec = specOf(call.world, await bodyOf(call, loadBalancerBody));
-      return json({ load_balancer: loadBalancerView(call.world, createLoadBalancer(call.world, spec)) }, 202);
+      const body = await bodyOf(call, loadBalancerBody);
+      const spec = specOf(call.world, body);
+      const lb = createLoadBalancer(call.world, spec, body.ip);
+      return json({ load_balancer: loadBalancerView(call.world, lb) }, 202);
     },
   },
   {
@@ -142,6 +153,8 @@ export const loadBalancerEndpoints: readonly Endpoint[] = [
     handle: async (call) => {
       const lb = one(call);
       const spec = specOf(call.world, await bodyOf(call, loadBalancerBody));
+      // Create-only, as godo's documentation of `vpc_subnet_uuid` says: an update keeps the first one.
+      spec.vpc_subnet_uuid = lb.spec.vpc_subnet_uuid;
       if (spec.region !== lb.spec.region) throw unprocessable("the region of a load balancer cannot be changed");
       lb.spec = spec;
       return json({ load_balancer: loadBalancerView(call.world, lb) });

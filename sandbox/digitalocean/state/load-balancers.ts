@@ -37,6 +37,9 @@ export interface LoadBalancerSpec {
   project_id: string;
   firewall: Record<string, unknown>;
   tag: string;
+  /** Tags on the load balancer itself (godo's `tags`), not the Droplet selector `tag`. */
+  tags: string[];
+  vpc_subnet_uuid: string;
   droplet_ids: number[];
 }
 
@@ -46,10 +49,12 @@ export interface LoadBalancer {
   readonly activeAt: number;
   status: "new" | "active" | "errored";
   ip: string;
+  /** The address asked for at creation (BYOIP), given once it is active; else one from the pool. */
+  readonly requestedIp?: string | undefined;
   spec: LoadBalancerSpec;
 }
 
-export function createLoadBalancer(world: World, spec: LoadBalancerSpec): LoadBalancer {
+export function createLoadBalancer(world: World, spec: LoadBalancerSpec, requestedIp?: string): LoadBalancer {
   const now = world.now();
   const lb: LoadBalancer = {
     id: world.uuid(),
@@ -57,6 +62,7 @@ export function createLoadBalancer(world: World, spec: LoadBalancerSpec): LoadBa
     activeAt: now + world.lbActiveDelayMs,
     status: "new",
     ip: "",
+    requestedIp,
     spec,
   };
   world.loadBalancers.set(lb.id, lb);
@@ -68,7 +74,7 @@ export function createLoadBalancer(world: World, spec: LoadBalancerSpec): LoadBa
 function settle(world: World, lb: LoadBalancer): LoadBalancer {
   if (lb.status === "new" && world.now() >= lb.activeAt) {
     lb.status = "active";
-    lb.ip = world.lbIp();
+    lb.ip = lb.requestedIp ?? world.lbIp();
   }
   return lb;
 }
