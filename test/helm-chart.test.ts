@@ -143,6 +143,26 @@ describe.skipIf(skip !== undefined)(`the chart${skipped}`, () => {
     expect(objects).toEqual(await kustomized("deploy/kubernetes/deployment", "deploy/monitoring"));
   });
 
+  test.each([
+    ["its provider's", "cloudProvider: metal", ["metal"]],
+    [
+      "a composite's parts' named in rbac.providers",
+      "{ cloudProvider: composite, rbac: { providers: [metal, digitalocean] } }",
+      ["metal", "digitalocean"],
+    ],
+    ["none for a provider without any", "cloudProvider: hcloud", []],
+  ])("adds %s own RBAC, as its kustomize component has it", async (_name, values, providers) => {
+    const objects = await rendered(values);
+    const base = await rendered("");
+    const added = Object.fromEntries(Object.entries(objects).filter(([key]) => key.includes(":") && !(key in base)));
+    const expected: Record<string, Doc> = {};
+    for (const p of providers) {
+      const text = await readFile(join(KUSTOMIZE, "providers", p, "rbac.yaml"), "utf8");
+      Object.assign(expected, byKey(text.split(/^---$/m).map((d) => Bun.YAML.parse(d) as Doc)));
+    }
+    expect(added).toEqual(expected);
+  });
+
   test("adds Helm's labels to each object's metadata, never to selectors or pods", async () => {
     const r = await template();
     for (const d of parse(r.stdout)) {
