@@ -23,6 +23,26 @@ describe("the digitalocean provider", () => {
     expect((await doProvider(h, { DO_API_RATE_LIMIT_QPS: "3" })).rateLimit).toEqual({ qps: 3, burst: 3 });
   });
 
+  test.each([
+    ["refuses", { "service.beta.kubernetes.io/do-loadbalancer-size-unit": "0" }, false],
+    ["refuses", { "kubernetes.digitalocean.com/load-balancer-id": "not-a-uuid" }, false],
+    ["allows", { "service.beta.kubernetes.io/do-loadbalancer-protocol": "http" }, true],
+  ])("its service-annotations webhook %s %j at admission", async (_verb, annotations, allowed) => {
+    const webhook = (await doProvider(h)).webhooks?.["service-annotations"];
+    const object = {
+      metadata: { name: "web", namespace: "shop", annotations },
+      spec: { type: "LoadBalancer", ports: [{ port: 80 }] },
+    };
+    const verdict = webhook?.admit({
+      uid: "1",
+      kind: { group: "", version: "v1", kind: "Service" },
+      operation: "CREATE",
+      object,
+    } as never);
+    expect(verdict?.allowed).toBe(allowed);
+    if (!allowed) expect(verdict?.status?.message).toContain(Object.keys(annotations)[0] ?? "");
+  });
+
   test("verifyAccess reads the account and passes with a good token", async () => {
     await (await doProvider(h)).verifyAccess?.(ctx);
     expect(h.emulator.calls.count("GET /v2/account")).toBe(1);

@@ -16,6 +16,8 @@ import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
 import type { RuntimeHandle } from "../kit/runtime-handle.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK, serviceAnnotationsWebhook } from "../kit/webhooks.ts";
+import { DigitalOceanAnnotations, DigitalOceanIDAnnotations } from "./annotations.ts";
 import { type CertificatesApi, HttpCertificatesApi } from "./api/certificates.ts";
 import { createDoClient } from "./api/client.ts";
 import { type DropletsApi, HttpDropletsApi } from "./api/droplets.ts";
@@ -42,6 +44,13 @@ export const digitalOceanSettings: ProviderSettings<DigitalOceanConfig> = {
 export const digitalocean = defineProvider({
   name: digitalOceanProviderName,
   settings: digitalOceanSettings,
+  // What the load balancers refuse, refused at admission already (docs/webhooks.md): the 37 annotations and the ID.
+  webhooks: {
+    [SERVICE_ANNOTATIONS_WEBHOOK]: serviceAnnotationsWebhook((s) => [
+      ...DigitalOceanAnnotations.read(s).problems,
+      ...DigitalOceanIDAnnotations.read(s).problems,
+    ]),
+  },
   // DO_API_RATE_LIMIT_QPS, else inside the token's 5000 an hour.
   rateLimit: (config) => config.rateLimit,
   create(ctx) {
