@@ -19,6 +19,8 @@ export interface AgainstUpstreamOptions {
   readonly keepSnapshots?: string | undefined;
   /** Measure ours alone: upstream is neither built nor run (its column shows "–"), for checking a change of ours. */
   readonly onlyOurs?: boolean | undefined;
+  /** Nodes joined in each one-share APF priority level (rejecting, queuing); 0: those rows are not run. */
+  readonly levelNodes: number;
 }
 
 /** `--sizes=1000,5000 --runs=3 --reuse-build` (and `--ours`, `--keep-snapshots`) as the options, or an error. */
@@ -31,8 +33,13 @@ export function againstUpstreamOptions(
     readonly ours?: string | undefined;
     readonly keepSnapshots?: string | undefined;
     readonly onlyOurs?: boolean | undefined;
+    readonly levelNodes?: string | undefined;
   } = {},
 ): AgainstUpstreamOptions {
+  const levelNodes = Number(paths.levelNodes ?? "1000");
+  if (!Number.isInteger(levelNodes) || levelNodes < 0) {
+    throw new Error(`--level-nodes must be a whole number ≥ 0, got "${paths.levelNodes}"`);
+  }
   const sizes = sizesFlag === "" ? [] : sizesFlag.split(",").map(Number);
   const runs = Number(runsFlag);
   const services = Number(servicesFlag);
@@ -54,5 +61,6 @@ export function againstUpstreamOptions(
     ours: paths.ours,
     keepSnapshots: paths.keepSnapshots,
     onlyOurs: paths.onlyOurs,
+    levelNodes,
   };
 }
