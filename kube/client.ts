@@ -137,7 +137,8 @@ export function createKubeClient(transport: Transport, opts: KubeClientOptions):
           continue;
         }
         if (!cont) resourceVersion = page.metadata?.resourceVersion ?? "";
-        for (const item of page.items ?? []) items.push(describe(ref, item));
+        const keep = o.transform ?? ((item: KubeObject) => item);
+        for (const item of page.items ?? []) items.push(keep(describe(ref, item)) as T);
         cont = page.metadata?.continue || undefined;
         if (!cont) return { items, resourceVersion };
       }
