@@ -3,6 +3,7 @@ import {
   type FlowOutcome,
   type FlowWindow,
   hasRoom,
+  INITIAL_WINDOW,
   isBusy,
   openWindow,
   outcomeOf,
@@ -12,7 +13,8 @@ import {
   ticketFor,
 } from "./flow-window.ts";
 
-const win = (size: number, max = 32, round = 0): FlowWindow => ({ size, max, round });
+/** A window past slow start unless `threshold` says otherwise. */
+const win = (size: number, max = 32, round = 0, threshold = 0): FlowWindow => ({ size, max, round, threshold });
 const ticket = (over: Partial<Ticket> = {}): Ticket => ({ round: 0, slots: 4, ...over });
 
 describe("a flow's window settles each answer", () => {
@@ -23,16 +25,28 @@ describe("a flow's window settles each answer", () => {
     outcome: FlowOutcome;
     busy?: boolean;
     size: number;
+    threshold?: number;
     round: number;
     pause: boolean;
   }> = [
     {
-      name: "a rejection halves the window and starts a new round",
-      window: win(32),
+      name: "a rejection halves the window, ends slow start there and starts a new round",
+      window: win(32, 32, 0, 32),
       ticket: ticket({ slots: 32 }),
       outcome: "rejected",
       size: 16,
+      threshold: 16,
       round: 1,
+      pause: false,
+    },
+    {
+      name: "in slow start, a success while the flow uses its whole window grows it by one",
+      window: win(4, 32, 0, 32),
+      ticket: ticket(),
+      busy: true,
+      outcome: "accepted",
+      size: 5,
+      round: 0,
       pause: false,
     },
     {
@@ -117,6 +131,7 @@ describe("a flow's window settles each answer", () => {
       const step = settle(c.window, c.ticket, c.outcome, c.busy ?? true);
       expect(step.window.size).toBeCloseTo(c.size, 9);
       expect(step.window.round).toBe(c.round);
+      if (c.threshold !== undefined) expect(step.window.threshold).toBe(c.threshold);
       expect(step.window.max).toBe(c.window.max);
       expect(step.pause).toBe(c.pause);
     });
@@ -141,10 +156,21 @@ describe("answers as outcomes", () => {
 });
 
 describe("slots and tickets", () => {
-  test("an open window has its maximum of slots, at least one", () => {
-    expect(slotsOf(openWindow(32))).toBe(32);
+  test("a new window starts at a few slots, at most its maximum, at least one", () => {
+    expect(openWindow(32)).toEqual({ size: INITIAL_WINDOW, max: 32, threshold: 32, round: 0 });
+    expect(slotsOf(openWindow(2))).toBe(2);
     expect(slotsOf(openWindow(0))).toBe(1);
     expect(slotsOf(openWindow(2.7))).toBe(2);
+  });
+
+  test("slow start opens a busy window to its maximum within a few rounds", () => {
+    let w = openWindow(32);
+    let rounds = 0;
+    while (slotsOf(w) < 32) {
+      for (const t of Array.from({ length: slotsOf(w) }, () => ticketFor(w))) w = settle(w, t, "accepted", true).window;
+      rounds++;
+    }
+    expect(rounds).toBe(3); // 4 → 8 → 16 → 32
   });
 
   test("a fractional window lets out its whole part", () => {

@@ -9,7 +9,7 @@ import { KubeApiError } from "./client-types.ts";
 import type { Now } from "./clock.ts";
 import { hostLabel, type KubeClientMetrics } from "./metrics.ts";
 import type { Status } from "./objects.ts";
-import type { Admission, Pacer } from "./pacing.ts";
+import { type Admission, hasApfHeaders, type Pacer } from "./pacing.ts";
 import type { Transport } from "./transport.ts";
 import { type FencedWrite, isRefused, isWriteMethod, type WriteFence } from "./write-fence.ts";
 
@@ -26,6 +26,13 @@ export const ClientReason = {
   /** The credentials could not be obtained (an exec plugin failed, a token file vanished). */
   CredentialsUnavailable: "CredentialsUnavailable",
 } as const;
+
+/**
+ * Tries of one request that API Priority and Fairness rejects (client-go's default `maxRetries` for a 429). APF
+ * rejects before the request runs, so any verb may go again; the flow's window (pacing.ts) has narrowed by then, or,
+ * at one request, the flow waits the Retry-After first.
+ */
+export const APF_REJECTION_TRIES = 10;
 
 export const isWatchIdleTimeout = (err: unknown): boolean =>
   err instanceof KubeApiError && err.reason === ClientReason.WatchIdleTimeout;
@@ -91,8 +98,16 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
     }
   };
 
-  /** The request once paced: `admission` hears its answer at the headers (a throw before any answer: the caller's). */
-  const sendAdmitted = async (req: HttpRequest, host: string, admission: Admission): Promise<Response> => {
+  /**
+   * The request once paced: `admission` hears its answer at the headers (a throw before any answer: the caller's);
+   * `heard.apfRejected` tells an APF rejection (a 429 with APF's headers) from any other failure.
+   */
+  const sendAdmitted = async (
+    req: HttpRequest,
+    host: string,
+    admission: Admission,
+    heard: { apfRejected: boolean },
+  ): Promise<Response> => {
     req.admitted?.();
     let settings: Awaited<ReturnType<Transport["settings"]>>;
     try {
@@ -145,6 +160,7 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
     opts.metrics?.request(req.method, host, res.status, (opts.now() - sentAt) / 1000);
     answered(admission, req, res);
     if (res.ok) return res;
+    heard.apfRejected = res.status === 429 && !req.stream && hasApfHeaders(res.headers);
     if (res.status === 401) transport.unauthorized();
     let text = "";
     try {
@@ -159,13 +175,18 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
   return {
     async send(req) {
       const host = hostLabel(transport.server);
-      const waitFrom = opts.now();
-      const admission = await opts.pacer.admit(req.signal);
-      opts.metrics?.rateLimited(req.method, host, (opts.now() - waitFrom) / 1000);
-      try {
-        return await sendAdmitted(req, host, admission);
-      } finally {
-        admission.done();
+      for (let tries = 1; ; tries++) {
+        const waitFrom = opts.now();
+        const admission = await opts.pacer.admit(req.signal);
+        opts.metrics?.rateLimited(req.method, host, (opts.now() - waitFrom) / 1000);
+        const heard = { apfRejected: false };
+        try {
+          return await sendAdmitted(req, host, admission, heard);
+        } catch (err) {
+          if (!heard.apfRejected || tries >= APF_REJECTION_TRIES) throw err;
+        } finally {
+          admission.done();
+        }
       }
     },
     text,

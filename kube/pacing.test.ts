@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import { createKubeClient } from "./client.ts";
 import { Resources } from "./client-types.ts";
+import { INITIAL_WINDOW } from "./flow-window.ts";
+import { APF_REJECTION_TRIES } from "./http.ts";
 import {
   type Answer,
   createPacing,
@@ -164,11 +166,11 @@ describe("the server's answers pace us", () => {
       const lease = pacing.pacer();
       const events = pacing.pacer();
       // Down to one request at a time, then rejected there too: the node client waits its Retry-After.
-      for (let i = 0; i < 6; i++) (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "30" }));
+      for (let i = 0; i < 3; i++) (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "30" }));
       const at = clock.now();
       (await lease.admit()).done(answer(200, APF));
       (await events.admit()).done(answer(201, APF));
-      const held = await Promise.all(Array.from({ length: 8 }, () => lease.admit()));
+      const held = await Promise.all(Array.from({ length: INITIAL_WINDOW }, () => lease.admit()));
       for (const h of held) h.done(answer(200, APF));
       expect(clock.now()).toBe(at);
       (await nodes.admit()).done(answer(200, APF));
@@ -189,8 +191,8 @@ describe("the server's answers pace us", () => {
       const headers = { ...APF, ...(c.retryAfter && { "Retry-After": c.retryAfter }) };
       const pacer = pacing.pacer();
       const at = clock.now();
-      // 32 → 16 → 8 → 4 → 2 → 1: no wait while the window narrows.
-      for (let i = 0; i < 5; i++) (await pacer.admit()).done(answer(429, headers));
+      // 4 → 2 → 1: no wait while the window narrows.
+      for (let i = 0; i < 2; i++) (await pacer.admit()).done(answer(429, headers));
       expect(clock.now()).toBe(at);
       // At one request, a 429 means even one is too many: this client waits, once.
       (await pacer.admit()).done(answer(429, headers));
@@ -298,13 +300,17 @@ describe("the client feeds its answers to the pacing", () => {
   let server: ReturnType<typeof Bun.serve>;
   let apf = true;
   let throttle = false;
+  /** Answers still to throttle when `throttle` is set; Infinity: all. */
+  let throttleLeft = Number.POSITIVE_INFINITY;
+  let hits = 0;
   beforeAll(() => {
     server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       fetch: () => {
+        hits++;
         const headers: Record<string, string> = { "content-type": "application/json", ...(apf ? APF : {}) };
-        if (throttle) {
+        if (throttle && throttleLeft-- > 0) {
           headers["retry-after"] = "4";
           return new Response(
             JSON.stringify({ kind: "Status", status: "Failure", reason: "TooManyRequests", code: 429 }),
@@ -342,17 +348,44 @@ describe("the client feeds its answers to the pacing", () => {
     expect(pacing.mode).toBe(mode);
   });
 
-  test("a 429 reaches the caller with its Retry-After; sent alone, it pauses that client's next request", async () => {
+  test("APF's rejection is sent again within the narrowed window; the tenth reaches the caller", async () => {
     apf = true;
     throttle = true;
+    throttleLeft = Number.POSITIVE_INFINITY;
+    hits = 0;
     const { clock, pacing } = setup({ maxInFlight: 1 });
     const client = createKubeClient(transport(), { qps: 20, burst: 30, userAgent: "pacing-test", pacing });
     const err = await apiFailure(client.list(Resources.nodes));
+    expect(hits).toBe(APF_REJECTION_TRIES);
     expect(err.status).toBe(429);
     expect(err.retryAfterMs).toBe(4000);
+    // Sent alone each time, so each try but the first waited the Retry-After, and the next request waits it too.
+    expect(clock.sleeps.filter((ms) => ms === 4000)).toHaveLength(APF_REJECTION_TRIES - 1);
     throttle = false;
     const at = clock.now();
     await client.list(Resources.nodes);
     expect(clock.now() - at).toBe(4000);
+  });
+
+  test("a request APF rejected twice succeeds on its third try, unseen by the caller", async () => {
+    apf = true;
+    throttle = true;
+    throttleLeft = 2;
+    hits = 0;
+    const { pacing } = setup();
+    const client = createKubeClient(transport(), { qps: 20, burst: 30, userAgent: "pacing-test", pacing });
+    expect((await client.list(Resources.nodes)).resourceVersion).toBe("1");
+    expect(hits).toBe(3);
+  });
+
+  test("a 429 without APF's headers (a throttling proxy) reaches the caller at once", async () => {
+    apf = false;
+    throttle = true;
+    throttleLeft = Number.POSITIVE_INFINITY;
+    hits = 0;
+    const { pacing } = setup();
+    const client = createKubeClient(transport(), { qps: 20, burst: 30, userAgent: "pacing-test", pacing });
+    expect((await apiFailure(client.list(Resources.nodes))).status).toBe(429);
+    expect(hits).toBe(1);
   });
 });

@@ -13,8 +13,9 @@
  *   server's answers pace us instead.
  *
  * Each client of the manager (a controller, the shared informers, the event recorder, leader election) is a flow
- * of its own with a concurrency window (flow-window.ts): at most `maxInFlight` requests out at once, halved by a
- * 429 to one of its requests, grown back by one per window of successes, never below one request at a time. A 429
+ * of its own with a concurrency window (flow-window.ts): a few requests at first, doubling per window of successes
+ * up to `maxInFlight` out at once, halved by a 429 to one of its requests, then grown back by one per window of
+ * successes, never below one request at a time. A 429
  * to a request the flow sent alone makes that flow wait the answer's `Retry-After` (1 s without one), as client-go
  * does; no other flow waits for it, so a rejected controller neither stalls the others nor lease renewals.
  *
