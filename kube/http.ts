@@ -9,7 +9,7 @@ import { KubeApiError } from "./client-types.ts";
 import type { Now } from "./clock.ts";
 import { hostLabel, type KubeClientMetrics } from "./metrics.ts";
 import type { Status } from "./objects.ts";
-import { type Admission, hasApfHeaders, type Pacer } from "./pacing.ts";
+import type { Admission, Pacer } from "./pacing.ts";
 import type { Transport } from "./transport.ts";
 import { type FencedWrite, isRefused, isWriteMethod, type WriteFence } from "./write-fence.ts";
 
@@ -28,9 +28,8 @@ export const ClientReason = {
 } as const;
 
 /**
- * Tries of one request that API Priority and Fairness rejects (client-go's default `maxRetries` for a 429). APF
- * rejects before the request runs, so any verb may go again; the flow's window (pacing.ts) has narrowed by then, or,
- * at one request, the flow waits the Retry-After first.
+ * Tries of one request whose pacer says it may go again (pacing.ts: API Priority and Fairness rejected it, before it
+ * ran, so any verb may); client-go's default `maxRetries` for a 429.
  */
 export const APF_REJECTION_TRIES = 10;
 
@@ -100,13 +99,13 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
 
   /**
    * The request once paced: `admission` hears its answer at the headers (a throw before any answer: the caller's);
-   * `heard.apfRejected` tells an APF rejection (a 429 with APF's headers) from any other failure.
+   * `heard.again` is set when the pacer lets a failed request go again.
    */
   const sendAdmitted = async (
     req: HttpRequest,
     host: string,
     admission: Admission,
-    heard: { apfRejected: boolean },
+    heard: { again: boolean },
   ): Promise<Response> => {
     req.admitted?.();
     let settings: Awaited<ReturnType<Transport["settings"]>>;
@@ -158,9 +157,8 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
       write?.end(settled);
     }
     opts.metrics?.request(req.method, host, res.status, (opts.now() - sentAt) / 1000);
-    answered(admission, req, res);
+    heard.again = answered(admission, req, res) && !req.stream;
     if (res.ok) return res;
-    heard.apfRejected = res.status === 429 && !req.stream && hasApfHeaders(res.headers);
     if (res.status === 401) transport.unauthorized();
     let text = "";
     try {
@@ -179,11 +177,11 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
         const waitFrom = opts.now();
         const admission = await opts.pacer.admit(req.signal);
         opts.metrics?.rateLimited(req.method, host, (opts.now() - waitFrom) / 1000);
-        const heard = { apfRejected: false };
+        const heard = { again: false };
         try {
           return await sendAdmitted(req, host, admission, heard);
         } catch (err) {
-          if (!heard.apfRejected || tries >= APF_REJECTION_TRIES) throw err;
+          if (!heard.again || tries >= APF_REJECTION_TRIES) throw err;
         } finally {
           admission.done();
         }
@@ -197,9 +195,12 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
   };
 }
 
-/** The pacer hears every answer at its headers; a watch's says nothing of flow control (APF leaves watches alone). */
-function answered(admission: Admission, req: HttpRequest, res: Response): void {
-  admission.done({ status: res.status, headers: res.headers, longRunning: req.stream === true });
+/**
+ * The pacer hears every answer at its headers; a watch's says nothing of flow control (APF leaves watches alone).
+ * True when the pacer lets the request go again.
+ */
+function answered(admission: Admission, req: HttpRequest, res: Response): boolean {
+  return admission.done({ status: res.status, headers: res.headers, longRunning: req.stream === true });
 }
 
 export function buildUrl(server: string, path: string, query?: Query): string {

@@ -378,6 +378,16 @@ describe("the client feeds its answers to the pacing", () => {
     expect(hits).toBe(3);
   });
 
+  test("a client without the manager's pacing (a bare token bucket) never sends a rejected request again", async () => {
+    apf = true;
+    throttle = true;
+    throttleLeft = Number.POSITIVE_INFINITY;
+    hits = 0;
+    const client = createKubeClient(transport(), { qps: 0, burst: 0, userAgent: "pacing-test" });
+    expect((await apiFailure(client.list(Resources.nodes))).status).toBe(429);
+    expect(hits).toBe(1);
+  });
+
   test("a 429 without APF's headers (a throttling proxy) reaches the caller at once", async () => {
     apf = false;
     throttle = true;

@@ -67,7 +67,12 @@ export interface Answer {
 
 /** One request's place: `done` exactly once, with the answer or without one (a transport failure, an abort). */
 export interface Admission {
-  done(answer?: Answer): void;
+  /**
+   * Frees the place; true when the answer was API Priority and Fairness's rejection (a 429 with its headers): the
+   * request never ran, so it may be sent again, through `admit` (the flow's window has narrowed by then, or the
+   * flow waits the Retry-After).
+   */
+  done(answer?: Answer): boolean;
 }
 
 /** The pacing of one client. */
@@ -191,11 +196,13 @@ export function createPacing(opts: PacingOptions): Pacing {
           let once = false;
           return {
             done(answer) {
-              if (once) return;
+              if (once) return false;
               once = true;
               if (answer) observe(answer);
-              const pause = flow.give(ticket, outcomeOf(answer?.status, answer?.longRunning));
+              const outcome = outcomeOf(answer?.status, answer?.longRunning);
+              const pause = flow.give(ticket, outcome);
               if (pause && answer) pausedUntil = Math.max(pausedUntil, pauseEnd(answer));
+              return outcome === "rejected" && answer !== undefined && hasApfHeaders(answer.headers);
             },
           };
         },
@@ -246,7 +253,7 @@ function createFlowSlots(max: number) {
 /** A pacer that is only a token bucket (tests and tools that build a client without a manager's pacing). */
 export function tokenBucketPacer(opts: { qps: number; burst: number; now?: Now; sleep?: Sleep }): Pacer {
   const bucket = createTokenBucket(opts);
-  const admission: Admission = { done: () => {} };
+  const admission: Admission = { done: () => false };
   return {
     async admit(signal) {
       await bucket.wait(signal);
