@@ -86,6 +86,8 @@ export interface ApiServer {
   readonly store: ResourceStore;
   /** Requests rejected for want of a seat (`flowControlSeats`). */
   readonly flowControlRejected: number;
+  /** The option of that name, changeable while the server runs (undefined: no limit). */
+  flowControlSeats: number | undefined;
   readonly faults: Faults;
   /** Watches currently open (HTTP). */
   readonly openWatches: number;
@@ -198,14 +200,15 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
   };
 
   const flowControl = opts.flowControlHeaders ?? true;
-  const seats = opts.flowControlSeats;
+  let seats = opts.flowControlSeats;
   let seated = 0;
   let rejected = 0;
   /** APF's headers where kube-apiserver sets them: past authentication, and not on a watch (long-running). */
   const handleFlowControlled = async (req: Request, server: Server<undefined>): Promise<Response> => {
     const watch = /[?&]watch=(true|1)(&|$)/.test(req.url);
-    const limited = seats !== undefined && !watch && /^\/apis?\//.test(new URL(req.url).pathname);
-    if (limited && seated >= seats) {
+    const limit = seats;
+    const limited = limit !== undefined && !watch && /^\/apis?\//.test(new URL(req.url).pathname);
+    if (limited && seated >= limit) {
       rejected += 1;
       return tooManyRequests();
     }
@@ -262,6 +265,12 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
     faults,
     get flowControlRejected() {
       return rejected;
+    },
+    get flowControlSeats() {
+      return seats;
+    },
+    set flowControlSeats(n: number | undefined) {
+      seats = n;
     },
     get openWatches() {
       return objects.hub.size;
