@@ -45,7 +45,8 @@ export const countsSince = (before: FlowControlCounts, after: FlowControlCounts)
   requests429: after.requests429 - before.requests429,
 });
 
-export type LevelKind = "rejecting" | "queuing";
+export const LEVEL_KINDS = ["rejecting", "queuing"] as const;
+export type LevelKind = (typeof LEVEL_KINDS)[number];
 
 const API = "/apis/flowcontrol.apiserver.k8s.io/v1beta1";
 const NAME = "ccm-bench";

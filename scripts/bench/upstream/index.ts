@@ -14,7 +14,7 @@
  * and 429 answers are read from the server's own counters (./flow-control.ts). The peak resident set (VmHWM), RSS and
  * RssAnon from /proc/<pid>/status. Each size has a floor: a bare client's Node writes (./floor.ts). Then
  * `--level-nodes` joins (default 1000, 0: none) with the managers' user alone in a one-share APF priority level that
- * rejects, then one that queues. Both managers run as
+ * rejects, then one that queues (`--levels=queuing`: only that one). Both managers run as
  * the user `ccm-bench` (bound to cluster-admin), not the admin: system:masters is APF's exempt priority level, a
  * cloud-controller-manager's identity is not.
  *
@@ -38,7 +38,7 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
   try {
     await benchStartup(h, options.runs, report);
     await benchJoins(h, options.sizes, report);
-    if (options.levelNodes > 0) await benchPriorityLevels(h, options.levelNodes, report);
+    if (options.levelNodes > 0) await benchPriorityLevels(h, options.levelNodes, options.levels, report);
     if (options.services > 0) await benchServices(h, options.services, report);
   } finally {
     await h.stop();
@@ -57,6 +57,7 @@ if (import.meta.main) {
       "keep-snapshots": { type: "string" },
       "only-ours": { type: "boolean", default: false },
       "level-nodes": { type: "string", default: "1000" },
+      levels: { type: "string", default: "rejecting,queuing" },
     },
   });
   await runAgainstUpstream(
@@ -65,6 +66,7 @@ if (import.meta.main) {
       keepSnapshots: values["keep-snapshots"],
       onlyOurs: values["only-ours"],
       levelNodes: values["level-nodes"],
+      levels: values.levels,
     }),
   );
 }

@@ -146,9 +146,14 @@ export async function benchJoins(h: Harness, sizes: readonly number[], report: R
  * The "flow control says no" rows: `n` joins with the managers' user alone in a one-share priority level that
  * rejects, then in one that queues, at each flag set; the user is put back in global-default after.
  */
-export async function benchPriorityLevels(h: Harness, n: number, report: Report): Promise<void> {
+export async function benchPriorityLevels(
+  h: Harness,
+  n: number,
+  levels: readonly LevelKind[],
+  report: Report,
+): Promise<void> {
   try {
-    for (const kind of ["rejecting", "queuing"] as const satisfies readonly LevelKind[]) {
+    for (const kind of levels) {
       await h.priorityLevel(kind);
       for (const [label, extra] of FLAG_SETS) {
         const what = `${n} joins in a one-share ${kind} APF level, ${label}`;
