@@ -115,7 +115,7 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
     burst: 0,
     userAgent: "bench-floor",
   });
-  const machines = createMachines(cloud.state, Math.max(3, ...options.sizes));
+  const machines = createMachines(cloud.state, Math.max(3, ...options.sizes, options.levelNodes));
 
   function spawn(side: Side, extra: string[]): Running {
     const port = freePort();
