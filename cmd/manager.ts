@@ -86,9 +86,8 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           userAgent: `cloud-controller-manager/${user}`,
           fence,
           metrics: kubeClientMetrics(registry),
+          // Each client is a flow of its own: a 429 narrows only its window, never the lease renewals' (kube/pacing.ts).
           pacing,
-          // The event recorder's throttling never pauses Node writes, nor anyone's the lease renewals (kube/pacing.ts).
-          pacingScope: user === "events" ? "background" : user === "leader-election" ? "isolated" : "shared",
         });
       logger.info(`Kubernetes API at ${redactUrlCredentials(transport.server)} (from ${transport.source})`);
     } catch (err) {

@@ -32,6 +32,11 @@ export interface ListOptions {
   readonly limit?: number;
   readonly resourceVersion?: string;
   readonly signal?: AbortSignal;
+  /**
+   * Applied to each item as its page arrives, the result kept instead: a cache that keeps only part of each object
+   * (kube/trim.ts) never holds a whole list of whole objects at once.
+   */
+  readonly transform?: (item: KubeObject) => KubeObject;
 }
 
 export interface ListResult<T> {

@@ -80,6 +80,19 @@ describe("list", () => {
     expect(server.requests.map((r) => r.query.get("limit"))).toEqual(["2", "2", null]);
   });
 
+  test("keeps what the transform returns for each item, page by page, in order", async () => {
+    const seen: string[] = [];
+    const list = await client.list<Node>(Resources.nodes, {
+      limit: 2,
+      transform: (item) => {
+        seen.push(`${item.kind}/${item.metadata?.name}`);
+        return { kind: item.kind ?? "", metadata: { name: item.metadata?.name?.toUpperCase() ?? "" } };
+      },
+    });
+    expect(seen).toEqual(["Node/n1", "Node/n2", "Node/n3", "Node/n4", "Node/n5"]);
+    expect(list.items).toEqual(["N1", "N2", "N3", "N4", "N5"].map((name) => ({ kind: "Node", metadata: { name } })));
+  });
+
   test("passes selectors and sends the user agent", async () => {
     await client.list(Resources.services, {
       namespace: "ns",

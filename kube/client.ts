@@ -17,7 +17,7 @@ import type { Now, Sleep } from "./clock.ts";
 import { createRequester, type HttpRequest, type Query } from "./http.ts";
 import type { KubeClientMetrics } from "./metrics.ts";
 import type { KubeObject } from "./objects.ts";
-import { type PacerScope, type Pacing, tokenBucketPacer } from "./pacing.ts";
+import { type Pacing, tokenBucketPacer } from "./pacing.ts";
 import type { Transport } from "./transport.ts";
 import { watchStream } from "./watch.ts";
 import type { WriteFence } from "./write-fence.ts";
@@ -41,8 +41,6 @@ export interface KubeClientOptions {
   readonly metrics?: KubeClientMetrics | undefined;
   /** The manager's shared pacing (pacing.ts): this client gets its own pacer of it. Absent ⇒ a plain token bucket. */
   readonly pacing?: Pacing | undefined;
-  /** With `pacing`: whose pause this client's 429s set and which it waits out (pacing.ts); default `shared`. */
-  readonly pacingScope?: PacerScope;
 }
 
 export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
@@ -84,7 +82,7 @@ interface ListPage<T> {
 export function createKubeClient(transport: Transport, opts: KubeClientOptions): KubeClient {
   const now = opts.now ?? Date.now;
   const pacer =
-    opts.pacing?.pacer({ scope: opts.pacingScope ?? "shared" }) ??
+    opts.pacing?.pacer() ??
     tokenBucketPacer({ qps: opts.qps, burst: opts.burst, now, ...(opts.sleep && { sleep: opts.sleep }) });
   const http = createRequester(transport, {
     userAgent: opts.userAgent,
@@ -139,7 +137,8 @@ export function createKubeClient(transport: Transport, opts: KubeClientOptions):
           continue;
         }
         if (!cont) resourceVersion = page.metadata?.resourceVersion ?? "";
-        for (const item of page.items ?? []) items.push(describe(ref, item));
+        const keep = o.transform ?? ((item: KubeObject) => item);
+        for (const item of page.items ?? []) items.push(keep(describe(ref, item)) as T);
         cont = page.metadata?.continue || undefined;
         if (!cont) return { items, resourceVersion };
       }

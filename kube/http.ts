@@ -27,6 +27,12 @@ export const ClientReason = {
   CredentialsUnavailable: "CredentialsUnavailable",
 } as const;
 
+/**
+ * Tries of one request whose pacer says it may go again (pacing.ts: API Priority and Fairness rejected it, before it
+ * ran, so any verb may); client-go's default `maxRetries` for a 429.
+ */
+export const APF_REJECTION_TRIES = 10;
+
 export const isWatchIdleTimeout = (err: unknown): boolean =>
   err instanceof KubeApiError && err.reason === ClientReason.WatchIdleTimeout;
 
@@ -91,8 +97,16 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
     }
   };
 
-  /** The request once paced: `admission` hears its answer at the headers (a throw before any answer: the caller's). */
-  const sendAdmitted = async (req: HttpRequest, host: string, admission: Admission): Promise<Response> => {
+  /**
+   * The request once paced: `admission` hears its answer at the headers (a throw before any answer: the caller's);
+   * `heard.again` is set when the pacer lets a failed request go again.
+   */
+  const sendAdmitted = async (
+    req: HttpRequest,
+    host: string,
+    admission: Admission,
+    heard: { again: boolean },
+  ): Promise<Response> => {
     req.admitted?.();
     let settings: Awaited<ReturnType<Transport["settings"]>>;
     try {
@@ -143,7 +157,7 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
       write?.end(settled);
     }
     opts.metrics?.request(req.method, host, res.status, (opts.now() - sentAt) / 1000);
-    answered(admission, req, res);
+    heard.again = answered(admission, req, res) && !req.stream;
     if (res.ok) return res;
     if (res.status === 401) transport.unauthorized();
     let text = "";
@@ -159,13 +173,18 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
   return {
     async send(req) {
       const host = hostLabel(transport.server);
-      const waitFrom = opts.now();
-      const admission = await opts.pacer.admit(req.signal);
-      opts.metrics?.rateLimited(req.method, host, (opts.now() - waitFrom) / 1000);
-      try {
-        return await sendAdmitted(req, host, admission);
-      } finally {
-        admission.done();
+      for (let tries = 1; ; tries++) {
+        const waitFrom = opts.now();
+        const admission = await opts.pacer.admit(req.signal);
+        opts.metrics?.rateLimited(req.method, host, (opts.now() - waitFrom) / 1000);
+        const heard = { again: false };
+        try {
+          return await sendAdmitted(req, host, admission, heard);
+        } catch (err) {
+          if (!heard.again || tries >= APF_REJECTION_TRIES) throw err;
+        } finally {
+          admission.done();
+        }
       }
     },
     text,
@@ -176,9 +195,12 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
   };
 }
 
-/** The pacer hears every answer at its headers; a watch's says nothing of flow control (APF leaves watches alone). */
-function answered(admission: Admission, req: HttpRequest, res: Response): void {
-  admission.done({ status: res.status, headers: res.headers, longRunning: req.stream === true });
+/**
+ * The pacer hears every answer at its headers; a watch's says nothing of flow control (APF leaves watches alone).
+ * True when the pacer lets the request go again.
+ */
+function answered(admission: Admission, req: HttpRequest, res: Response): boolean {
+  return admission.done({ status: res.status, headers: res.headers, longRunning: req.stream === true });
 }
 
 export function buildUrl(server: string, path: string, query?: Query): string {

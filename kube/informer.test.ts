@@ -194,6 +194,31 @@ describe("informer", () => {
     },
   );
 
+  test("a re-list keeps the cached instance of each unchanged object and transforms only what changed", async () => {
+    addNode("a");
+    addNode("b");
+    const transformed: string[] = [];
+    const { inf } = startInformer({
+      transform: (o) => {
+        transformed.push(`${o.metadata?.name}@${o.metadata?.resourceVersion}`);
+        return { ...o };
+      },
+    });
+    await inf.whenSynced();
+    const a = inf.get("a");
+    const oldB = rvOf("b");
+    // Every version is gone from now on: the informer lists again and again, and b changes in between.
+    server.store.compactedBelow = Number.MAX_SAFE_INTEGER;
+    labelNode("b", { zone: "z1" });
+    const lists = () => server.requests.filter((r) => r.query.has("limit")).length;
+    const listed = lists();
+    await waitFor(() => lists() >= listed + 4, "four more lists");
+    await waitFor(() => inf.get("b")?.metadata?.labels?.zone === "z1", "b's change cached");
+    expect(inf.get("a")).toBe(a as Node);
+    expect(transformed.filter((t) => t.startsWith("a@"))).toEqual([`a@${rvOf("a")}`]);
+    expect(transformed.filter((t) => t.startsWith("b@"))).toEqual([`b@${oldB}`, `b@${rvOf("b")}`]);
+  });
+
   test("a server that expires every version at once is re-listed with back-off, not in a tight loop", async () => {
     addNode("a");
     server.store.compactedBelow = Number.MAX_SAFE_INTEGER;

@@ -111,8 +111,18 @@ export function createInformer<T extends KubeObject>(opts: InformerOptions<T>): 
   };
 
   const sink = {
+    /**
+     * A listed object as the cache keeps it, page by page: the cached instance itself when its version did not
+     * change, so a re-list holds only what changed twice, never a second copy of the world.
+     */
+    listed(raw: T): T {
+      const cached = store.get(objectKey(raw));
+      const rv = raw.metadata?.resourceVersion;
+      if (cached && rv !== undefined && cached.metadata?.resourceVersion === rv) return cached;
+      return transform(raw);
+    },
     replace(items: T[]) {
-      for (const d of store.replace(items.map(transform))) deliver(d);
+      for (const d of store.replace(items)) deliver(d);
       if (!synced) {
         synced = true;
         markSynced();

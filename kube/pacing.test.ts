@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import { createKubeClient } from "./client.ts";
 import { Resources } from "./client-types.ts";
+import { INITIAL_WINDOW } from "./flow-window.ts";
+import { APF_REJECTION_TRIES } from "./http.ts";
 import {
   type Answer,
   createPacing,
@@ -149,73 +151,99 @@ describe("the pacing decision", () => {
 });
 
 describe("the server's answers pace us", () => {
-  const cases: ReadonlyArray<{ name: string; explicit: boolean; retryAfter?: string; pauseMs: number }> = [
-    { name: "429 with Retry-After: 3 pauses every client 3 s (APF)", explicit: false, retryAfter: "3", pauseMs: 3000 },
-    { name: "429 without Retry-After pauses 1 s (APF's own rejection)", explicit: false, pauseMs: 1000 },
-    {
-      name: "429 with Retry-After: 2 pauses 2 s with explicit flags too",
-      explicit: true,
-      retryAfter: "2",
-      pauseMs: 2000,
-    },
+  const modes = [
+    { mode: "apf", explicit: false, first: answer(200, APF) },
+    { mode: "explicit", explicit: true, first: answer(200, APF) },
+    { mode: "client-side", explicit: false, first: answer(200) },
+  ] as const;
+
+  for (const m of modes) {
+    test(`${m.mode}: a 429 narrows only the rejected client; the others go on at once`, async () => {
+      // qps high enough that the bucket itself never makes anyone wait here.
+      const { clock, pacing } = setup({ explicit: m.explicit, qps: 1e6, burst: 1e6 });
+      await runRequests(pacing, 1, m.first, clock.sleeps);
+      const nodes = pacing.pacer();
+      const lease = pacing.pacer();
+      const events = pacing.pacer();
+      // Down to one request at a time, then rejected there too: the node client waits its Retry-After.
+      for (let i = 0; i < 3; i++) (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "30" }));
+      const at = clock.now();
+      (await lease.admit()).done(answer(200, APF));
+      (await events.admit()).done(answer(201, APF));
+      const held = await Promise.all(Array.from({ length: INITIAL_WINDOW }, () => lease.admit()));
+      for (const h of held) h.done(answer(200, APF));
+      expect(clock.now()).toBe(at);
+      (await nodes.admit()).done(answer(200, APF));
+      expect(clock.now() - at).toBe(30_000);
+    });
+  }
+
+  const pauses: ReadonlyArray<{ name: string; explicit: boolean; retryAfter?: string; pauseMs: number }> = [
+    { name: "Retry-After: 3 pauses the client 3 s (APF)", explicit: false, retryAfter: "3", pauseMs: 3000 },
+    { name: "no Retry-After pauses 1 s (APF's own rejection)", explicit: false, pauseMs: 1000 },
+    { name: "Retry-After: 2 pauses 2 s with explicit flags too", explicit: true, retryAfter: "2", pauseMs: 2000 },
     { name: "an absurd Retry-After is capped at 60 s", explicit: false, retryAfter: "86400", pauseMs: 60_000 },
   ];
-  for (const c of cases) {
-    test(c.name, async () => {
-      // qps high enough that the bucket itself never makes anyone wait here.
-      const { clock, pacing } = setup({ explicit: c.explicit, qps: c.explicit ? 1e6 : DEFAULT_QPS });
-      const headers = { ...APF, ...(c.retryAfter && { "Retry-After": c.retryAfter }) };
+  for (const c of pauses) {
+    test(`sequential 429s shrink the window to one, then a 429 there: ${c.name}`, async () => {
+      const { clock, pacing } = setup({ explicit: c.explicit, qps: 1e6, burst: 1e6, maxInFlight: 32 });
       await runRequests(pacing, 1, answer(200, APF), clock.sleeps);
-      await runRequests(pacing, 1, answer(429, headers), clock.sleeps);
-      const other = pacing.pacer();
+      const headers = { ...APF, ...(c.retryAfter && { "Retry-After": c.retryAfter }) };
+      const pacer = pacing.pacer();
       const at = clock.now();
-      (await other.admit()).done(answer(200, APF));
+      // 4 → 2 → 1: no wait while the window narrows.
+      for (let i = 0; i < 2; i++) (await pacer.admit()).done(answer(429, headers));
+      expect(clock.now()).toBe(at);
+      // At one request, a 429 means even one is too many: this client waits, once.
+      (await pacer.admit()).done(answer(429, headers));
+      (await pacer.admit()).done(answer(200, APF));
       expect(clock.now() - at).toBe(c.pauseMs);
-      // The pause is over: the next request goes at once.
       const next = clock.now();
-      (await other.admit()).done(answer(200, APF));
+      (await pacer.admit()).done(answer(200, APF));
       expect(clock.now()).toBe(next);
     });
   }
 
-  test("a 429 to the event recorder's (background) client pauses only it; Node writes go on", async () => {
-    const { clock, pacing } = setup();
-    const events = pacing.pacer({ scope: "background" });
-    const nodes = pacing.pacer();
-    (await events.admit()).done(answer(429, { ...APF, "Retry-After": "5" }));
-    const at = clock.now();
-    (await nodes.admit()).done(answer(200, APF));
-    expect(clock.now()).toBe(at);
-    (await events.admit()).done(answer(201, APF));
-    expect(clock.now() - at).toBe(5000);
+  test("successes grow a narrowed window back, request by request, up to its maximum", async () => {
+    const { clock, pacing } = setup({ maxInFlight: 8 });
+    await runRequests(pacing, 1, answer(200, APF), clock.sleeps);
+    const pacer = pacing.pacer();
+    for (let i = 0; i < 3; i++) (await pacer.admit()).done(answer(429, APF)); // 8 → 4 → 2 → 1
+    const openAtOnce = async (): Promise<number> => {
+      const held: Array<{ done(a?: Answer): void }> = [];
+      for (;;) {
+        const next = pacer.admit();
+        const got = await Promise.race([next, Bun.sleep(0).then(() => undefined)]);
+        if (!got) {
+          for (const h of held) h.done(answer(200, APF));
+          (await next).done(answer(200, APF));
+          return held.length;
+        }
+        held.push(got);
+      }
+    };
+    // Each round keeps the window busy; its successes add up to one request a round.
+    const rounds: number[] = [];
+    while (rounds.length < 40 && rounds.at(-1) !== 8) rounds.push(await openAtOnce());
+    expect(rounds[0]).toBe(1);
+    expect(rounds.at(-1)).toBe(8);
+    expect(rounds.length).toBeLessThanOrEqual(24);
+    expect(rounds).toEqual([...rounds].sort((a, b) => a - b));
   });
 
-  test("leader election (isolated) never waits out the others' pause; its own 429 pauses only itself", async () => {
-    const { clock, pacing } = setup();
-    const lease = pacing.pacer({ scope: "isolated" });
-    const nodes = pacing.pacer();
-    (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "30" }));
-    const at = clock.now();
-    (await lease.admit()).done(answer(429, { ...APF, "Retry-After": "2" }));
-    expect(clock.now()).toBe(at);
-    (await lease.admit()).done(answer(200, APF));
-    expect(clock.now() - at).toBe(2000);
-    // The nodes' pause (30 s from `at`) still holds for them, and was not lengthened by the lease's 429.
-    (await nodes.admit()).done(answer(200, APF));
-    expect(clock.now() - at).toBe(30_000);
+  test("an abort during the client's pause gives its slot back", async () => {
+    const { clock, pacing } = setup({ maxInFlight: 1, sleep: async (_ms, signal) => signal?.throwIfAborted() });
+    await runRequests(pacing, 1, answer(200, APF), clock.sleeps);
+    const pacer = pacing.pacer();
+    (await pacer.admit()).done(answer(429, { ...APF, "Retry-After": "10" }));
+    const ac = new AbortController();
+    ac.abort(new Error("stopping"));
+    await expect(pacer.admit(ac.signal)).rejects.toThrow("stopping");
+    clock.advance(10_000);
+    (await pacer.admit()).done(answer(200, APF));
   });
 
-  test("a 429 to a Node-writing client pauses the event recorder's too", async () => {
-    const { clock, pacing } = setup();
-    const events = pacing.pacer({ scope: "background" });
-    const nodes = pacing.pacer();
-    (await nodes.admit()).done(answer(429, { ...APF, "Retry-After": "2" }));
-    const at = clock.now();
-    (await events.admit()).done(answer(201, APF));
-    expect(clock.now() - at).toBe(2000);
-  });
-
-  test("at most maxInFlight requests of one client are out at once under APF", async () => {
+  test("at most maxInFlight requests of one client are out at once", async () => {
     const { clock, pacing } = setup({ maxInFlight: 3 });
     await runRequests(pacing, 1, answer(200, APF), clock.sleeps);
     const pacer = pacing.pacer();
@@ -272,13 +300,17 @@ describe("the client feeds its answers to the pacing", () => {
   let server: ReturnType<typeof Bun.serve>;
   let apf = true;
   let throttle = false;
+  /** Answers still to throttle when `throttle` is set; Infinity: all. */
+  let throttleLeft = Number.POSITIVE_INFINITY;
+  let hits = 0;
   beforeAll(() => {
     server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       fetch: () => {
+        hits++;
         const headers: Record<string, string> = { "content-type": "application/json", ...(apf ? APF : {}) };
-        if (throttle) {
+        if (throttle && throttleLeft-- > 0) {
           headers["retry-after"] = "4";
           return new Response(
             JSON.stringify({ kind: "Status", status: "Failure", reason: "TooManyRequests", code: 429 }),
@@ -316,17 +348,54 @@ describe("the client feeds its answers to the pacing", () => {
     expect(pacing.mode).toBe(mode);
   });
 
-  test("a 429 reaches the caller with its Retry-After and pauses the next request", async () => {
+  test("APF's rejection is sent again within the narrowed window; the tenth reaches the caller", async () => {
     apf = true;
     throttle = true;
-    const { clock, pacing } = setup();
+    throttleLeft = Number.POSITIVE_INFINITY;
+    hits = 0;
+    const { clock, pacing } = setup({ maxInFlight: 1 });
     const client = createKubeClient(transport(), { qps: 20, burst: 30, userAgent: "pacing-test", pacing });
     const err = await apiFailure(client.list(Resources.nodes));
+    expect(hits).toBe(APF_REJECTION_TRIES);
     expect(err.status).toBe(429);
     expect(err.retryAfterMs).toBe(4000);
+    // Sent alone each time, so each try but the first waited the Retry-After, and the next request waits it too.
+    expect(clock.sleeps.filter((ms) => ms === 4000)).toHaveLength(APF_REJECTION_TRIES - 1);
     throttle = false;
     const at = clock.now();
     await client.list(Resources.nodes);
     expect(clock.now() - at).toBe(4000);
+  });
+
+  test("a request APF rejected twice succeeds on its third try, unseen by the caller", async () => {
+    apf = true;
+    throttle = true;
+    throttleLeft = 2;
+    hits = 0;
+    const { pacing } = setup();
+    const client = createKubeClient(transport(), { qps: 20, burst: 30, userAgent: "pacing-test", pacing });
+    expect((await client.list(Resources.nodes)).resourceVersion).toBe("1");
+    expect(hits).toBe(3);
+  });
+
+  test("a client without the manager's pacing (a bare token bucket) never sends a rejected request again", async () => {
+    apf = true;
+    throttle = true;
+    throttleLeft = Number.POSITIVE_INFINITY;
+    hits = 0;
+    const client = createKubeClient(transport(), { qps: 0, burst: 0, userAgent: "pacing-test" });
+    expect((await apiFailure(client.list(Resources.nodes))).status).toBe(429);
+    expect(hits).toBe(1);
+  });
+
+  test("a 429 without APF's headers (a throttling proxy) reaches the caller at once", async () => {
+    apf = false;
+    throttle = true;
+    throttleLeft = Number.POSITIVE_INFINITY;
+    hits = 0;
+    const { pacing } = setup();
+    const client = createKubeClient(transport(), { qps: 20, burst: 30, userAgent: "pacing-test", pacing });
+    expect((await apiFailure(client.list(Resources.nodes))).status).toBe(429);
+    expect(hits).toBe(1);
   });
 });

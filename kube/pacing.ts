@@ -1,5 +1,6 @@
 /**
- * How the Kubernetes client paces its requests: the client-side token bucket, or the API server's own flow control.
+ * How the Kubernetes client paces its requests: the client-side token bucket, or the API server's own flow control;
+ * and in every mode, how many requests each client has out at once.
  *
  * Kubernetes has had API Priority and Fairness (APF) on by default since 1.20; a server that runs it answers with
  * `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`. Three modes:
@@ -9,17 +10,32 @@
  * - `client-side`: no APF evidence yet, or an answer (2xx, not a watch) came without the headers. The token bucket
  *   at upstream's defaults (qps 20, burst 30) holds, as in every upstream controller manager.
  * - `apf`: the flags were not set and the server answered with APF's headers. The token bucket is lifted; the
- *   server's answers pace us instead: a 429 (APF's rejection, or any throttling answer) pauses every client of
- *   this pacing for its `Retry-After` (1 s without one) and halves the answering client's in-flight bound, which
- *   grows back by one per success window; at most `maxInFlight` requests of one client are out at once.
+ *   server's answers pace us instead.
+ *
+ * Each client of the manager (a controller, the shared informers, the event recorder, leader election) is a flow
+ * of its own with a concurrency window (flow-window.ts): a few requests at first, doubling per window of successes
+ * up to `maxInFlight` out at once, halved by a 429 to one of its requests, then grown back by one per window of
+ * successes, never below one request at a time. A 429
+ * to a request the flow sent alone makes that flow wait the answer's `Retry-After` (1 s without one), as client-go
+ * does; no other flow waits for it, so a rejected controller neither stalls the others nor lease renewals.
  *
  * The mode only moves from `client-side` to `apf` (one answer with the headers suffices), never back: a proxy or an
  * unauthenticated answer without headers proves nothing about a server already seen running APF. It is logged once
  * when decided, with the reason, and exposed as `cloud_controller_manager_client_pacing{mode}` (1 for the mode in
- * force). A 429's `Retry-After` pauses the clients in every mode, as client-go waits it out before a retry.
+ * force).
  */
 import { Gauge, type Registry } from "prom-client";
 import { abortableSleep, type Now, type Sleep } from "./clock.ts";
+import {
+  type FlowOutcome,
+  hasRoom,
+  isBusy,
+  openWindow,
+  outcomeOf,
+  settle,
+  type Ticket,
+  ticketFor,
+} from "./flow-window.ts";
 import { parseRetryAfter } from "./http.ts";
 import { createTokenBucket } from "./rate-limiter.ts";
 
@@ -34,9 +50,9 @@ export const APF_HEADERS = ["x-kubernetes-pf-flowschema-uid", "x-kubernetes-pf-p
 export const DEFAULT_QPS = 20;
 export const DEFAULT_BURST = 30;
 
-/** Requests one client may have awaiting their answer at once under APF. */
+/** Requests one client may have awaiting their answer at once, in every mode: its window when fully open. */
 export const DEFAULT_MAX_IN_FLIGHT = 32;
-/** The pause after a 429 that names no `Retry-After` (APF's own rejections say 1 s). */
+/** A flow's pause after a 429, sent alone, that names no `Retry-After` (APF's own rejections say 1 s). */
 export const DEFAULT_RETRY_AFTER_MS = 1000;
 /** The longest pause one `Retry-After` may impose; a larger value is taken as this. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -51,7 +67,12 @@ export interface Answer {
 
 /** One request's place: `done` exactly once, with the answer or without one (a transport failure, an abort). */
 export interface Admission {
-  done(answer?: Answer): void;
+  /**
+   * Frees the place; true when the answer was API Priority and Fairness's rejection (a 429 with its headers): the
+   * request never ran, so it may be sent again, through `admit` (the flow's window has narrowed by then, or the
+   * flow waits the Retry-After).
+   */
+  done(answer?: Answer): boolean;
 }
 
 /** The pacing of one client. */
@@ -73,21 +94,12 @@ export interface PacingOptions {
   readonly registry?: Registry | undefined;
 }
 
-/** The pacing shared by every client of one manager: the mode and a 429's pause; each client gets its own pacer. */
+/** The pacing shared by every client of one manager: the mode; each client gets a pacer (a flow) of its own. */
 export interface Pacing {
   readonly mode: PacingMode;
-  /** A client's pacer; `scope` says whose pause a 429 sets and which pauses it waits out (PacerScope). */
-  pacer(opts?: { readonly scope?: PacerScope }): Pacer;
+  /** A client's pacer: its own window, pause and token bucket. */
+  pacer(): Pacer;
 }
-
-/**
- * - `shared` (the controllers, the informers): a 429 pauses every shared and background client; waits that pause.
- * - `background` (the event recorder): a 429 pauses only this client, so events never delay Node writes; it still
- *   waits out the shared pause.
- * - `isolated` (leader election): a 429 pauses only this client, and it never waits for the others' pause, so a
- *   throttled controller cannot make the lease renewals miss their deadline.
- */
-export type PacerScope = "shared" | "background" | "isolated";
 
 const byRegistry = new WeakMap<Registry, Gauge<"mode">>();
 
@@ -118,7 +130,6 @@ export function createPacing(opts: PacingOptions): Pacing {
   const gauge = opts.registry && pacingMetric(opts.registry);
   let mode: PacingMode = opts.explicit ? "explicit" : "client-side";
   let decided = false;
-  let pausedUntil = 0;
 
   const setMode = (next: PacingMode, why: string) => {
     mode = next;
@@ -130,23 +141,16 @@ export function createPacing(opts: PacingOptions): Pacing {
   if (opts.explicit) {
     setMode(
       "explicit",
-      `Kubernetes client pacing: client-side token bucket at --kube-api-qps=${opts.qps} --kube-api-burst=${opts.burst}, set explicitly (the API server's flow control is not consulted)`,
+      `Kubernetes client pacing: client-side token bucket at --kube-api-qps=${opts.qps} --kube-api-burst=${opts.burst}, set explicitly (the API server's flow control is not consulted), at most ${maxInFlight} requests in flight per client, halved on each 429`,
     );
   }
-
-  /** When a 429 says the pause ends, or undefined for any other answer. */
-  const pauseEnd = (answer: Answer): number | undefined => {
-    if (answer.status !== 429) return undefined;
-    const ms = parseRetryAfter(answer.headers.get("retry-after"), now) ?? DEFAULT_RETRY_AFTER_MS;
-    return now() + Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
-  };
 
   const observe = (answer: Answer) => {
     if (mode === "explicit" || mode === "apf" || answer.longRunning) return;
     if (hasApfHeaders(answer.headers)) {
       setMode(
         "apf",
-        `Kubernetes client pacing: the API server's flow control (APF headers seen, --kube-api-qps/--kube-api-burst not set): client-side token bucket lifted, at most ${maxInFlight} requests in flight per client, 429 Retry-After honoured`,
+        `Kubernetes client pacing: the API server's flow control (APF headers seen, --kube-api-qps/--kube-api-burst not set): client-side token bucket lifted, at most ${maxInFlight} requests in flight per client, halved on each 429`,
       );
     } else if (!decided && answer.status >= 200 && answer.status < 300) {
       setMode(
@@ -156,80 +160,49 @@ export function createPacing(opts: PacingOptions): Pacing {
     }
   };
 
-  const waitOutPause = async (pauses: () => number, signal?: AbortSignal) => {
-    for (let t = now(), until = pauses(); t < until; ) {
-      await sleep(until - t, signal);
-      if (signal?.aborted) throw signal.reason;
-      t = now();
-      until = pauses();
-    }
+  /** When a 429 says the flow may go again. */
+  const pauseEnd = (answer: Answer): number => {
+    const ms = parseRetryAfter(answer.headers.get("retry-after"), now) ?? DEFAULT_RETRY_AFTER_MS;
+    return now() + Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
   };
 
   return {
     get mode() {
       return mode;
     },
-    pacer(o = {}): Pacer {
-      const scope = o.scope ?? "shared";
+    pacer(): Pacer {
       const bucket = createTokenBucket({ qps: opts.qps, burst: opts.burst, now, sleep });
-      let ownPausedUntil = 0;
-      const heard = (answer: Answer) => {
-        const end = pauseEnd(answer);
-        if (end !== undefined && scope === "shared") pausedUntil = Math.max(pausedUntil, end);
-        else if (end !== undefined) ownPausedUntil = Math.max(ownPausedUntil, end);
-        observe(answer);
-      };
-      const pauseToWait = scope === "isolated" ? () => 0 : () => pausedUntil;
-      // Additive increase, multiplicative decrease of this client's in-flight bound under APF.
-      let limit = maxInFlight;
-      let inFlight = 0;
-      const waiting: Array<() => void> = [];
-      const release = () => {
-        inFlight -= 1;
-        while (inFlight < Math.floor(limit) && waiting.length > 0) {
-          inFlight += 1;
-          waiting.shift()?.();
+      const flow = createFlowSlots(maxInFlight);
+      let pausedUntil = 0;
+      const waitOutPause = async (signal?: AbortSignal) => {
+        for (let t = now(); t < pausedUntil; t = now()) {
+          await sleep(pausedUntil - t, signal);
+          if (signal?.aborted) throw signal.reason;
         }
-      };
-      const slot = (signal?: AbortSignal): Promise<void> => {
-        if (inFlight < Math.floor(limit) && waiting.length === 0) {
-          inFlight += 1;
-          return Promise.resolve();
-        }
-        if (signal?.aborted) return Promise.reject(signal.reason);
-        return new Promise<void>((resolve, reject) => {
-          const go = () => {
-            signal?.removeEventListener("abort", abort);
-            resolve();
-          };
-          const abort = () => {
-            const i = waiting.indexOf(go);
-            if (i >= 0) waiting.splice(i, 1);
-            reject(signal?.reason);
-          };
-          waiting.push(go);
-          signal?.addEventListener("abort", abort, { once: true });
-        });
       };
 
       return {
         async admit(signal) {
           if (signal?.aborted) throw signal.reason;
-          await waitOutPause(() => Math.max(pauseToWait(), ownPausedUntil), signal);
-          if (mode !== "apf") {
-            await bucket.wait(signal);
-            return { done: (answer) => answer && heard(answer) };
+          const ticket = await flow.take(signal);
+          try {
+            // Holding its slot: a pause set by the answer that freed it holds this request too.
+            await waitOutPause(signal);
+            if (mode !== "apf") await bucket.wait(signal);
+          } catch (err) {
+            flow.give(ticket, "neutral");
+            throw err;
           }
-          await slot(signal);
           let once = false;
           return {
             done(answer) {
-              if (once) return;
+              if (once) return false;
               once = true;
-              if (answer?.status === 429) limit = Math.max(1, limit / 2);
-              else if (answer && answer.status < 500) limit = Math.min(maxInFlight, limit + 1 / limit);
-              if (answer) heard(answer);
-              release();
+              if (answer) observe(answer);
+              const outcome = outcomeOf(answer?.status, answer?.longRunning);
+              const pause = flow.give(ticket, outcome);
+              if (pause && answer) pausedUntil = Math.max(pausedUntil, pauseEnd(answer));
+              return outcome === "rejected" && answer !== undefined && hasApfHeaders(answer.headers);
             },
           };
         },
@@ -238,10 +211,49 @@ export function createPacing(opts: PacingOptions): Pacing {
   };
 }
 
+/** One flow's window (flow-window.ts) and the requests waiting for one of its slots, served in order. */
+function createFlowSlots(max: number) {
+  let window = openWindow(max);
+  let inFlight = 0;
+  const waiting: Array<() => void> = [];
+  const grant = (): Ticket => {
+    const ticket = ticketFor(window);
+    inFlight += 1;
+    return ticket;
+  };
+  return {
+    take(signal?: AbortSignal): Promise<Ticket> {
+      if (hasRoom(window, inFlight) && waiting.length === 0) return Promise.resolve(grant());
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      return new Promise<Ticket>((resolve, reject) => {
+        const go = () => {
+          signal?.removeEventListener("abort", abort);
+          resolve(grant());
+        };
+        const abort = () => {
+          const i = waiting.indexOf(go);
+          if (i >= 0) waiting.splice(i, 1);
+          reject(signal?.reason);
+        };
+        waiting.push(go);
+        signal?.addEventListener("abort", abort, { once: true });
+      });
+    },
+    /** Frees the ticket's slot, the window settled by the outcome; true when the flow must wait out a Retry-After. */
+    give(ticket: Ticket, outcome: FlowOutcome): boolean {
+      const step = settle(window, ticket, outcome, isBusy(window, inFlight, waiting.length));
+      window = step.window;
+      inFlight -= 1;
+      while (hasRoom(window, inFlight) && waiting.length > 0) waiting.shift()?.();
+      return step.pause;
+    },
+  };
+}
+
 /** A pacer that is only a token bucket (tests and tools that build a client without a manager's pacing). */
 export function tokenBucketPacer(opts: { qps: number; burst: number; now?: Now; sleep?: Sleep }): Pacer {
   const bucket = createTokenBucket(opts);
-  const admission: Admission = { done: () => {} };
+  const admission: Admission = { done: () => false };
   return {
     async admit(signal) {
       await bucket.wait(signal);

@@ -15,6 +15,8 @@ import { isWatchIdleTimeout } from "./http.ts";
 import type { KubeObject } from "./objects.ts";
 
 export interface ReflectorSink<T> {
+  /** Applied to each listed item as its page arrives (ListOptions.transform); `replace` gets the results. */
+  readonly listed?: (item: T) => T;
   /** A complete list: make the cache equal to it. */
   replace(items: T[], resourceVersion: string): void;
   /** One change from the watch. */
@@ -61,7 +63,12 @@ export async function runReflector<T extends KubeObject>(
   while (!signal.aborted) {
     try {
       if (rv === undefined) {
-        const list = await o.client.list<T>(o.ref, { ...selectors, limit: o.pageSize, signal });
+        const list = await o.client.list<T>(o.ref, {
+          ...selectors,
+          limit: o.pageSize,
+          signal,
+          ...(sink.listed && { transform: sink.listed as unknown as (item: KubeObject) => KubeObject }),
+        });
         if (signal.aborted) return;
         sink.replace(list.items, list.resourceVersion);
         rv = list.resourceVersion;

@@ -13,8 +13,8 @@
  *   server's flow control, or a throttling proxy), which waits its Retry-After (1 s without one) and tries again, up
  *   to 5 tries in all, as client-go's REST client does under upstream's recorder. The wait holds only that event's
  *   write (and its key's repeats); the other writes go on, within what the client's pacer allows. The recorder has
- *   a client and pacer of its own (kube/pacing.ts, `background`: its token bucket at `--kube-api-qps` when the
- *   operator set it, else the API server's flow control), so events never delay Node writes, and a node's `Synced`
+ *   a client and pacer of its own (kube/pacing.ts: a flow with its own window, and its token bucket at
+ *   `--kube-api-qps` when the operator set it), so events never delay Node writes, and a node's `Synced`
  *   event is written seconds after its initialisation even when thousands of Nodes initialise at once.
  * - Naming and placement as upstream: `<object name>.<hex nanoseconds>`, in the object's namespace, `default` for
  *   cluster-scoped objects such as nodes. The nanoseconds are unique in the process (`eventNanos`), across all its
@@ -110,9 +110,8 @@ interface Seen {
  * Event writes one recorder has in flight at once. One writer at 5-10 ms a POST (more on a busy API server) could
  * not keep up with thousands of Nodes initialised within seconds: at 5000 Nodes two thirds of the `Synced` events
  * were dropped from a full queue and the rest were 20-40 s late. 16 writes outrun the node controller's own writes;
- * the client's pacer still holds them (its token bucket at an explicit `--kube-api-qps`, or APF's bound of
- * kube/pacing.ts's DEFAULT_MAX_IN_FLIGHT, 32, per client, which the recorders of one manager share, so events
- * cannot take all of it).
+ * the client's pacer still holds them (its token bucket at an explicit `--kube-api-qps`, and its window of at most
+ * kube/pacing.ts's DEFAULT_MAX_IN_FLIGHT, 32, per client, which the recorders of one manager share).
  */
 export const EVENT_WRITES_IN_FLIGHT = 16;
 /**

@@ -4,6 +4,9 @@
  * force and why, once; `/metrics` shows it as `cloud_controller_manager_client_pacing{mode}`; explicit flags win.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Resources } from "../kube/client-types.ts";
+import type { Node } from "../kube/objects.ts";
+import { Taints } from "../kube/well-known.ts";
 import { pollFor } from "../scripts/lib/processes.ts";
 import { type InProcessCluster, startInProcessCluster } from "./support/in-process.ts";
 import { METRICS_TOKENS, metricsAuthorizer, scrapeMetrics } from "./support/metrics-reader.ts";
@@ -91,4 +94,35 @@ describe("APF-aware pacing, compiled, against the API emulator", () => {
       expect(lines[0]).toContain(c.log);
     });
   }
+});
+
+describe("a priority level that rejects, compiled, against the API emulator", () => {
+  test("every Node is initialised; the manager narrows its flows instead of overrunning the level", async () => {
+    const machines = 60;
+    const cluster = await startInProcessCluster({
+      name: "apf-rejecting",
+      machines,
+      api: { tokens: METRICS_TOKENS, authorizer: metricsAuthorizer },
+      managerUser: "cloud-controller-manager",
+    });
+    // Two seats, and Node requests slow enough that the manager's 32 workers would hold many at once.
+    cluster.api.faults.delay(20, { path: "/api/v1/nodes" });
+    cluster.api.flowControlSeats = 2;
+    const manager = await spawnManager(cluster.files, ["--controllers=cloud-node"]);
+    running.push({ cluster, manager });
+    const tainted = () =>
+      // The emulator's own store: the test's reads take no seat.
+      cluster.api.store
+        .list<Node>(Resources.nodes)
+        .items.filter((n) => (n.spec?.taints ?? []).some((t) => t.key === Taints.uninitialized)).length;
+    await poll(() => tainted() === 0, {
+      timeoutMs: 90_000,
+      message: `all ${machines} Nodes initialised under a two-seat level`,
+    });
+    const rejected = cluster.api.flowControlRejected;
+    // The level did say no, and the manager did not answer by sending every Node's writes into it: before the
+    // windows, 32 workers drew a rejection for about every Node (1022 for 1000 on kube-apiserver 1.20).
+    expect(rejected).toBeGreaterThan(0);
+    expect(rejected).toBeLessThan(machines);
+  });
 });

@@ -99,8 +99,8 @@ describe.each(workloads.map((w) => [w.kind, w] as const))("the %s", (_kind, w: D
   test("is cluster-critical: system-cluster-critical priority, memory requested above the measured peak", () => {
     expect(pod.priorityClassName).toBe("system-cluster-critical");
     const mib = (q: string) => Number(/^(\d+)Mi$/.exec(q)?.[1] ?? Number.NaN);
-    // docs/performance.md: a 136 MiB peak with 5000 Nodes and 2000 Services.
-    expect(mib(container.resources.requests.memory)).toBeGreaterThanOrEqual(136);
+    // docs/performance.md: a 195 MiB peak while 5000 Nodes join at once (issue 37).
+    expect(mib(container.resources.requests.memory)).toBeGreaterThanOrEqual(195);
     expect(mib(container.resources.limits.memory)).toBeGreaterThan(mib(container.resources.requests.memory));
     expect(container.resources.limits.cpu).toBeUndefined();
   });

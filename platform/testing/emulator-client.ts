@@ -211,7 +211,11 @@ export class EmulatorKubeClient implements KubeClient {
   async list<T extends KubeObject>(ref: ResourceRef, opts: ListOptions = {}): Promise<ListResult<T>> {
     const request = this.#record("list", ref, { namespace: opts.namespace });
     const answer = await this.#react(request);
-    if (answer !== undefined) return answer as ListResult<T>;
+    const keep = (items: readonly KubeObject[]) => (opts.transform ? items.map(opts.transform) : items) as T[];
+    if (answer !== undefined) {
+      const listed = answer as ListResult<T>;
+      return { ...listed, items: keep(listed.items) };
+    }
     const { items, resourceVersion } = answered(() =>
       listObjects(this.#store, ref, {
         namespace: ref.namespaced ? opts.namespace : undefined,
@@ -219,7 +223,7 @@ export class EmulatorKubeClient implements KubeClient {
         fieldSelector: opts.fieldSelector,
       }),
     );
-    return { items: items as T[], resourceVersion };
+    return { items: keep(items), resourceVersion };
   }
 
   watch<T extends KubeObject>(ref: ResourceRef, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {

@@ -61,6 +61,12 @@ export interface ApiServerOptions {
    * APF, whose clients keep their client-side limit.
    */
   readonly flowControlHeaders?: boolean;
+  /**
+   * Seats of APF's priority level every request of the API falls in: a request past this many in flight (watches
+   * and non-API paths such as /healthz aside) is rejected 429 with `Retry-After: 1`, as a level that rejects
+   * rather than queues answers. Absent: no limit.
+   */
+  readonly flowControlSeats?: number;
 }
 
 export interface KubeconfigOptions {
@@ -78,6 +84,10 @@ export interface ApiServer {
   readonly caCert: string | undefined;
   /** In-process access to the objects (same semantics as HTTP, no HTTP). */
   readonly store: ResourceStore;
+  /** Requests rejected for want of a seat (`flowControlSeats`). */
+  readonly flowControlRejected: number;
+  /** The option of that name, changeable while the server runs (undefined: no limit). */
+  flowControlSeats: number | undefined;
   readonly faults: Faults;
   /** Watches currently open (HTTP). */
   readonly openWatches: number;
@@ -95,6 +105,24 @@ const APF_HEADERS = {
   "X-Kubernetes-PF-FlowSchema-UID": "5d6b4a1c-0c2e-4d7f-9b8a-3e1f2a4b6c01",
   "X-Kubernetes-PF-PriorityLevel-UID": "7a9c2e4f-1b3d-4e6a-8c0b-5d7f9a1b3c02",
 } as const;
+
+/** APF's rejection (k8s.io/apiserver's `tooManyRequests`): 429, `Retry-After: 1`, its headers, a Status. */
+function tooManyRequests(): Response {
+  const status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: "Too many requests, please try again later.",
+    reason: "TooManyRequests",
+    details: { retryAfterSeconds: 1 },
+    code: 429,
+  };
+  return new Response(JSON.stringify(status), {
+    status: 429,
+    headers: { "content-type": "application/json", "retry-after": "1", ...APF_HEADERS },
+  });
+}
 
 const OPEN_PATHS = /^\/(healthz|livez|readyz|version)(\/|$)/;
 const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/.*)?$/;
@@ -172,10 +200,26 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
   };
 
   const flowControl = opts.flowControlHeaders ?? true;
+  let seats = opts.flowControlSeats;
+  let seated = 0;
+  let rejected = 0;
   /** APF's headers where kube-apiserver sets them: past authentication, and not on a watch (long-running). */
   const handleFlowControlled = async (req: Request, server: Server<undefined>): Promise<Response> => {
-    const res = await handle(req, server);
-    if (!flowControl || res.status === 401 || /[?&]watch=(true|1)(&|$)/.test(req.url)) return res;
+    const watch = /[?&]watch=(true|1)(&|$)/.test(req.url);
+    const limit = seats;
+    const limited = limit !== undefined && !watch && /^\/apis?\//.test(new URL(req.url).pathname);
+    if (limited && seated >= limit) {
+      rejected += 1;
+      return tooManyRequests();
+    }
+    if (limited) seated += 1;
+    let res: Response;
+    try {
+      res = await handle(req, server);
+    } finally {
+      if (limited) seated -= 1;
+    }
+    if (!flowControl || res.status === 401 || watch) return res;
     for (const [name, value] of Object.entries(APF_HEADERS)) res.headers.set(name, value);
     return res;
   };
@@ -219,6 +263,15 @@ export const startApiServer = async (opts: ApiServerOptions = {}): Promise<ApiSe
     caCert,
     store: inProcessStore(objects),
     faults,
+    get flowControlRejected() {
+      return rejected;
+    },
+    get flowControlSeats() {
+      return seats;
+    },
+    set flowControlSeats(n: number | undefined) {
+      seats = n;
+    },
     get openWatches() {
       return objects.hub.size;
     },

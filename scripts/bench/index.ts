@@ -17,7 +17,9 @@
  *                                         (scripts/bench/upstream/; builds it from Debian's source the first
  *                                         time, minutes); with --sizes=1000,5000, --services=100, --runs
  *                                         (start-up runs), --ours=<executable>, --keep-snapshots=<folder>,
- *                                         --only-ours (upstream neither built nor run)
+ *                                         --only-ours (upstream neither built nor run), --level-nodes=1000
+ *                                         (joins in a one-share APF level that rejects, then queues; 0: none),
+ *                                         --levels=rejecting,queuing (which of them)
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
@@ -46,7 +48,8 @@ const BENCHMARKS: readonly Benchmark[] = [
 
 const USAGE = `usage: npm run bench -- [--only=startup,nodes,services,footprint,hcloud,digitalocean] [--size=tenth|full|both]
        [--runs=10] [--window=60] [--out=build/bench/results.json] [--reuse-build] [--markdown=<results.json>]
-       [--against-upstream [--sizes=1000,5000] [--services=100] [--ours=…] [--keep-snapshots=…] [--only-ours]]
+       [--against-upstream [--sizes=1000,5000] [--services=100] [--ours=…] [--keep-snapshots=…] [--only-ours]
+       [--level-nodes=1000] [--levels=rejecting,queuing]]
 Builds the host all-in-one and times it (docs/performance.md); writes the results as JSON and prints a table.`;
 
 function options(argv: string[]) {
@@ -64,6 +67,8 @@ function options(argv: string[]) {
     ours: { type: "string" },
     "keep-snapshots": { type: "string" },
     "only-ours": { type: "boolean", default: false },
+    "level-nodes": { type: "string", default: "1000" },
+    levels: { type: "string", default: "rejecting,queuing" },
   });
   if (!parsed.ok) {
     process.stdout.write(parsed.stdout);
@@ -89,6 +94,8 @@ function options(argv: string[]) {
           ours: values.ours,
           keepSnapshots: values["keep-snapshots"],
           onlyOurs: values["only-ours"],
+          levelNodes: values["level-nodes"],
+          levels: values.levels,
         })
       : undefined,
     benchmarks: only.map((id) => known.get(id) as Benchmark),

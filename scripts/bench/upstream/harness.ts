@@ -23,6 +23,13 @@ import { ensureKubeApiserver } from "../../real-apiserver/build.ts";
 import { type RealApiServer, startRealApiServer } from "../../real-apiserver/server.ts";
 import { benchExecutable } from "../ccm.ts";
 import { ensureUpstreamCcm } from "./build.ts";
+import {
+  clearLevels,
+  enterLevel,
+  type FlowControlCounts,
+  type LevelKind,
+  parseFlowControlCounts,
+} from "./flow-control.ts";
 import { type MemoryBreakdown, oursMemory, upstreamMemory } from "./memory.ts";
 import type { AgainstUpstreamOptions } from "./options.ts";
 
@@ -46,16 +53,20 @@ export interface Running {
 export interface Harness {
   /** The admin's client (unpaced), for creating the Nodes and Services and watching them. */
   readonly client: KubeClient;
+  /** A bare client (unpaced) as the managers' user `ccm-bench`, for the floor (./floor.ts). */
+  readonly benchClient: KubeClient;
   /** The managers measured, upstream first unless `--only-ours`. */
   readonly sides: readonly Side[];
   /** Spawns one manager with the common flags and `extra`; `stop()` sends SIGTERM, then SIGKILL after 10 s. */
   spawn(side: Side, extra: string[]): Running;
-  /** The server's `apiserver_request_total{code="429"}`, summed. */
-  throttledCount(): Promise<number>;
+  /** The server's counters of APF's rejections and 429 answers (./flow-control.ts), each summed. */
+  flowControl(): Promise<FlowControlCounts>;
+  /** Puts `ccm-bench` in a one-share priority level of `kind`; `undefined`: back in the suggested global-default. */
+  priorityLevel(kind: LevelKind | undefined): Promise<void>;
   /** Deletes every Node and waits until none is left. */
   clearNodes(): Promise<void>;
-  /** Registers the first n machines as kubelets would, tainted uninitialized. */
-  registerNodes(n: number): Promise<void>;
+  /** Registers the first n machines as kubelets would, tainted uninitialized; their names. */
+  registerNodes(n: number): Promise<string[]>;
   /** Ours' `event_recorder_dropped_events_total{reason}` from its /metrics (reasons never counted are absent). */
   droppedEvents(url: string): Promise<Record<string, number>>;
   /** Where the bytes are, read from outside (/proc) and from the runtime's own figures; see ./memory.ts. */
@@ -99,7 +110,12 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
     burst: 0,
     userAgent: "bench",
   });
-  const machines = createMachines(cloud.state, Math.max(3, ...options.sizes));
+  const benchClient: KubeClient = createKubeClient(loadTransport({ kubeconfig }), {
+    qps: 0,
+    burst: 0,
+    userAgent: "bench-floor",
+  });
+  const machines = createMachines(cloud.state, Math.max(3, ...options.sizes, options.levelNodes));
 
   function spawn(side: Side, extra: string[]): Running {
     const port = freePort();
@@ -138,14 +154,24 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
     };
   }
 
-  async function throttledCount(): Promise<number> {
-    const text = await (await server.request("GET", "/metrics")).text();
-    let n = 0;
-    for (const line of text.split("\n")) {
-      if (line.startsWith("apiserver_request_total{") && line.includes('code="429"'))
-        n += Number(line.split(" ").pop());
-    }
-    return n;
+  async function flowControl(): Promise<FlowControlCounts> {
+    return parseFlowControlCounts(await (await server.request("GET", "/metrics")).text());
+  }
+
+  /** The priority level the server puts one of `ccm-bench`'s requests in (APF's response header). */
+  async function levelOfBench(): Promise<string | null> {
+    const r = await fetch(`${server.url}/api/v1/namespaces/default`, {
+      tls: { rejectUnauthorized: false },
+      headers: { authorization: `Bearer ${benchToken}` },
+    });
+    await r.arrayBuffer();
+    return r.headers.get("x-kubernetes-pf-prioritylevel-uid");
+  }
+
+  async function priorityLevel(kind: LevelKind | undefined): Promise<void> {
+    const request = (method: string, path: string, body?: unknown) => server.request(method, path, body);
+    if (kind) await enterLevel(request, kind, "ccm-bench", levelOfBench);
+    else await clearLevels(request);
   }
 
   async function clearNodes(): Promise<void> {
@@ -158,7 +184,7 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
    * info, daemon endpoints, volumes; 8.2 KiB of JSON as sent), tainted uninitialized, the same for both managers; what
    * the server sets itself (uid, resourceVersion, creationTimestamp, managedFields) is left to it.
    */
-  async function registerNodes(n: number): Promise<void> {
+  async function registerNodes(n: number): Promise<string[]> {
     const todo = machines.slice(0, n);
     const registration = (name: string, i: number): Node => {
       const node = kubeletNode(name, i);
@@ -176,6 +202,7 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
         todo.slice(i, i + 50).map((m, j) => client.create(Resources.nodes, registration(m.name, i + j))),
       );
     }
+    return todo.map((m) => m.name);
   }
 
   async function droppedEvents(url: string): Promise<Record<string, number>> {
@@ -203,13 +230,35 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
     await rm(dir, { recursive: true, force: true });
   }
 
-  return { client, sides, spawn, throttledCount, clearNodes, registerNodes, droppedEvents, breakdown, stop };
+  return {
+    client,
+    benchClient,
+    sides,
+    spawn,
+    flowControl,
+    priorityLevel,
+    clearNodes,
+    registerNodes,
+    droppedEvents,
+    breakdown,
+    stop,
+  };
 }
 
-/** A process's resident set from /proc/<pid>/status, in MiB. */
-export const rssMiB = (pid: number): number => {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Number(kb) / 1024;
+/** What a container limit meets, from /proc/<pid>/status, in MiB: the resident set, its peak, its anonymous part. */
+export interface Resident {
+  /** VmRSS. */
+  readonly rss: number;
+  /** VmHWM: the peak resident set since the process started. */
+  readonly peak: number;
+  /** RssAnon: the process's own pages (heap, stacks), not the executable's shared, reclaimable ones. */
+  readonly anon: number;
+}
+
+export const residentMiB = (pid: number): Resident => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
+  return { rss: kb("VmRSS"), peak: kb("VmHWM"), anon: kb("RssAnon") };
 };
 
 /** Polls `cond` every `everyMs` until it holds; throws naming `what` once `timeoutMs` passed. */

@@ -10,8 +10,11 @@
  *
  * Ours runs the sandbox provider against the simulated cloud over HTTP (the fake provider is not shippable), so it
  * does more work per node than the Go side. Joins: the Nodes are created as kubelets register them (tainted), then
- * the manager is spawned; the clock runs from the spawn to no Node carrying the uninitialized taint. 429 answers are
- * counted from the server's `apiserver_request_total{code="429"}`. RSS from /proc/<pid>/status. Both managers run as
+ * the manager is spawned; the clock runs from the spawn to no Node carrying the uninitialized taint. APF's rejections
+ * and 429 answers are read from the server's own counters (./flow-control.ts). The peak resident set (VmHWM), RSS and
+ * RssAnon from /proc/<pid>/status. Each size has a floor: a bare client's Node writes (./floor.ts). Then
+ * `--level-nodes` joins (default 1000, 0: none) with the managers' user alone in a one-share APF priority level that
+ * rejects, then one that queues (`--levels=queuing`: only that one). Both managers run as
  * the user `ccm-bench` (bound to cluster-admin), not the admin: system:masters is APF's exempt priority level, a
  * cloud-controller-manager's identity is not.
  *
@@ -20,7 +23,7 @@
  */
 import { parseArgs } from "node:util";
 import { startHarness } from "./harness.ts";
-import { benchJoins } from "./joins.ts";
+import { benchJoins, benchPriorityLevels } from "./joins.ts";
 import { type AgainstUpstreamOptions, againstUpstreamOptions } from "./options.ts";
 import { createReport } from "./report.ts";
 import { benchServices } from "./services.ts";
@@ -35,6 +38,7 @@ export async function runAgainstUpstream(options: AgainstUpstreamOptions): Promi
   try {
     await benchStartup(h, options.runs, report);
     await benchJoins(h, options.sizes, report);
+    if (options.levelNodes > 0) await benchPriorityLevels(h, options.levelNodes, options.levels, report);
     if (options.services > 0) await benchServices(h, options.services, report);
   } finally {
     await h.stop();
@@ -52,6 +56,8 @@ if (import.meta.main) {
       ours: { type: "string" },
       "keep-snapshots": { type: "string" },
       "only-ours": { type: "boolean", default: false },
+      "level-nodes": { type: "string", default: "1000" },
+      levels: { type: "string", default: "rejecting,queuing" },
     },
   });
   await runAgainstUpstream(
@@ -59,6 +65,8 @@ if (import.meta.main) {
       ours: values.ours,
       keepSnapshots: values["keep-snapshots"],
       onlyOurs: values["only-ours"],
+      levelNodes: values["level-nodes"],
+      levels: values.levels,
     }),
   );
 }

@@ -3,6 +3,7 @@
  * their flags and checked once, each bad flag named with what it takes.
  */
 import { existsSync } from "node:fs";
+import { LEVEL_KINDS, type LevelKind } from "./flow-control.ts";
 
 export interface AgainstUpstreamOptions {
   /** Node counts to join (default 200 and 1000). */
@@ -19,6 +20,10 @@ export interface AgainstUpstreamOptions {
   readonly keepSnapshots?: string | undefined;
   /** Measure ours alone: upstream is neither built nor run (its column shows "–"), for checking a change of ours. */
   readonly onlyOurs?: boolean | undefined;
+  /** Nodes joined in each one-share APF priority level (rejecting, queuing); 0: those rows are not run. */
+  readonly levelNodes: number;
+  /** Which of those levels, in this order (default both). */
+  readonly levels: readonly LevelKind[];
 }
 
 /** `--sizes=1000,5000 --runs=3 --reuse-build` (and `--ours`, `--keep-snapshots`) as the options, or an error. */
@@ -31,8 +36,19 @@ export function againstUpstreamOptions(
     readonly ours?: string | undefined;
     readonly keepSnapshots?: string | undefined;
     readonly onlyOurs?: boolean | undefined;
+    readonly levelNodes?: string | undefined;
+    readonly levels?: string | undefined;
   } = {},
 ): AgainstUpstreamOptions {
+  const levels = (paths.levels ?? "rejecting,queuing").split(",").filter((l) => l !== "");
+  const unknown = levels.filter((l) => !(LEVEL_KINDS as readonly string[]).includes(l));
+  if (unknown.length > 0 || levels.length === 0) {
+    throw new Error(`--levels must name ${LEVEL_KINDS.join(" and/or ")} separated by commas, got "${paths.levels}"`);
+  }
+  const levelNodes = Number(paths.levelNodes ?? "1000");
+  if (!Number.isInteger(levelNodes) || levelNodes < 0) {
+    throw new Error(`--level-nodes must be a whole number ≥ 0, got "${paths.levelNodes}"`);
+  }
   const sizes = sizesFlag === "" ? [] : sizesFlag.split(",").map(Number);
   const runs = Number(runsFlag);
   const services = Number(servicesFlag);
@@ -54,5 +70,7 @@ export function againstUpstreamOptions(
     ours: paths.ours,
     keepSnapshots: paths.keepSnapshots,
     onlyOurs: paths.onlyOurs,
+    levelNodes,
+    levels: levels as LevelKind[],
   };
 }

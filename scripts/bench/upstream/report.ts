@@ -4,8 +4,8 @@
  */
 import { breakdownMarkdown, type Scenario } from "./memory.ts";
 
-/** "" for a count: printed as it is, with no ratio. */
-export type Unit = "ms" | "s" | "MiB" | "";
+/** "" for a count: printed as it is, with no ratio; "×" for a multiple (of the floor), with no ratio either. */
+export type Unit = "ms" | "s" | "MiB" | "" | "×";
 
 export interface Report {
   /** One row; NaN (a side not run) prints as "–". */
@@ -26,7 +26,7 @@ export function createReport(): Report {
       console.log("| figure | upstream Go CCM 1.20 | ours | ours ÷ upstream |");
       console.log("|---|---|---|---|");
       for (const [figure, up, ours, unit] of rows) {
-        const ratio = unit === "" || Number.isNaN(ours / up) ? "" : `${(ours / up).toFixed(2)}×`;
+        const ratio = unit === "" || unit === "×" || Number.isNaN(ours / up) ? "" : `${(ours / up).toFixed(2)}×`;
         console.log(`| ${figure} | ${fmt(up, unit)} | ${fmt(ours, unit)} | ${ratio} |`);
       }
       if (scenarios.length > 0) console.log(`\nWhere the bytes are:\n\n${breakdownMarkdown(scenarios)}`);
@@ -41,4 +41,6 @@ const fmt = (x: number, unit: Unit) =>
       ? `${x.toFixed(0)} ms`
       : unit === ""
         ? String(x)
-        : `${x.toFixed(unit === "s" ? 2 : 1)} ${unit}`;
+        : unit === "×"
+          ? `${x.toFixed(1)}×`
+          : `${x.toFixed(unit === "s" ? 2 : 1)} ${unit}`;

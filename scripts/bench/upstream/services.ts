@@ -6,18 +6,23 @@
 import { Resources } from "../../../kube/client-types.ts";
 import type { Service } from "../../../kube/objects.ts";
 import { hasIngress, loadBalancerService } from "../fixtures.ts";
-import { FLAG_SETS, type Harness, log, type Side, until } from "./harness.ts";
+import { countsSince } from "./flow-control.ts";
+import { FLAG_SETS, type Harness, log, residentMiB, type Side, until } from "./harness.ts";
 import type { Report } from "./report.ts";
 
-/** Two rows per flag set: the time, and the 429 answers (0 for a side not run). */
+/** Rows per flag set: the time, APF's rejections and the 429 answers, the peak and RssAnon once all had an ingress. */
 export async function benchServices(h: Harness, services: number, report: Report): Promise<void> {
   await h.clearNodes();
   await h.registerNodes(3);
   for (const [label, extra] of FLAG_SETS) {
-    const got: Partial<Record<Side, { s: number; throttled: number }>> = {};
+    const got: Partial<Record<Side, LoadBalanced>> = {};
     for (const side of h.sides) {
-      got[side] = await loadBalancers(h, side, services, [...extra]);
-      log(`${services} Services, ${label}, ${side}: ${got[side]?.s.toFixed(2)} s, ${got[side]?.throttled} × 429`);
+      const r = await loadBalancers(h, side, services, [...extra]);
+      got[side] = r;
+      log(
+        `${services} Services, ${label}, ${side}: ${r.s.toFixed(2)} s, ${r.rejected} APF rejections, ${r.throttled} × 429, ` +
+          `peak RSS ${r.peak.toFixed(1)} MiB, RssAnon ${r.anon.toFixed(1)} MiB`,
+      );
     }
     report.put(
       `${services} LoadBalancer Services, ${label}`,
@@ -25,25 +30,33 @@ export async function benchServices(h: Harness, services: number, report: Report
       got.ours?.s ?? Number.NaN,
       "s",
     );
-    report.put(
-      `429 answers during those Services, ${label}`,
-      got.upstream?.throttled ?? 0,
-      got.ours?.throttled ?? 0,
-      "",
-    );
+    const put = (figure: string, pick: (r: LoadBalanced) => number, unit: "" | "MiB") =>
+      report.put(
+        `${figure}, ${services} Services, ${label}`,
+        got.upstream ? pick(got.upstream) : Number.NaN,
+        got.ours ? pick(got.ours) : Number.NaN,
+        unit,
+      );
+    put("APF rejections (apiserver_flowcontrol_rejected_requests_total)", (r) => r.rejected, "");
+    put('429 answers (apiserver_request_terminations_total{code="429"})', (r) => r.throttled, "");
+    put("peak RSS (VmHWM)", (r) => r.peak, "MiB");
+    put("RssAnon once all had an ingress", (r) => r.anon, "MiB");
   }
 }
 
+interface LoadBalanced {
+  readonly s: number;
+  readonly rejected: number;
+  readonly throttled: number;
+  readonly peak: number;
+  readonly anon: number;
+}
+
 /** Seconds from spawn to every Service with an ingress; then the Services are deleted while it still runs. */
-async function loadBalancers(
-  h: Harness,
-  side: Side,
-  n: number,
-  extra: string[],
-): Promise<{ s: number; throttled: number }> {
+async function loadBalancers(h: Harness, side: Side, n: number, extra: string[]): Promise<LoadBalanced> {
   const namespace = "default";
   for (let i = 1; i <= n; i++) await h.client.create(Resources.services, loadBalancerService(i), { namespace });
-  const before = await h.throttledCount();
+  const before = await h.flowControl();
   const t0 = performance.now();
   const ccm = h.spawn(side, ["--controllers=service", ...extra]);
   try {
@@ -58,7 +71,8 @@ async function loadBalancers(
       100,
     );
     const s = (performance.now() - t0) / 1000;
-    const throttled = (await h.throttledCount()) - before;
+    const { peak, anon } = residentMiB(ccm.proc.pid);
+    const apf = countsSince(before, await h.flowControl());
     for (let i = 1; i <= n; i++) await h.client.delete(Resources.services, `lb-${i}`, { namespace });
     await until(
       "the Services gone (finalizers removed)",
@@ -69,7 +83,7 @@ async function loadBalancers(
       600_000,
       200,
     );
-    return { s, throttled };
+    return { s, rejected: apf.rejected, throttled: apf.terminated429, peak, anon };
   } finally {
     await ccm.stop();
   }
