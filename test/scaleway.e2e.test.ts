@@ -22,6 +22,7 @@ import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
 import { runExecutable } from "./support/executables.ts";
 import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 import { setNodeReady } from "./support/proxmox.ts";
+import { runSandboxPrintedCommand } from "./support/sandbox-cloud.ts";
 
 let api: ApiServer;
 let client: KubeClient;
@@ -178,3 +179,18 @@ test("doctor proves the keys and the project, and names SCW_SECRET_KEY when the 
   expect(refused.stdout).toContain("SCW_SECRET_KEY");
   expect(refused.stdout).not.toContain("00000000-0000-4000-8000-00000000dead");
 }, 120_000);
+
+test("sandbox --cloud=scaleway --controllers=false prints a command that, run as printed, initialises its Instances and Elastic Metal servers", async () => {
+  const out = await runSandboxPrintedCommand("scaleway", {
+    nodes: 3,
+    printed:
+      /^SCW_ACCESS_KEY=SCW\w{17} SCW_SECRET_KEY=\S+ .*SCW_API_URL=\S+ .* cloud-controller-manager --cloud-provider=scaleway /,
+  });
+  for (const n of [1, 2])
+    expect(out).toMatch(
+      new RegExp(`node node-${n}: initialised scaleway://instance/fr-par-2/[0-9a-f-]{36} zone=fr-par-2 type=PRO2-S`),
+    );
+  expect(out).toMatch(
+    /node node-3: initialised scaleway:\/\/baremetal\/fr-par-2\/[0-9a-f-]{36} zone=fr-par-2 type=EM-A115X-SSD/,
+  );
+}, 180_000);
