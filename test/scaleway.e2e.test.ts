@@ -180,9 +180,10 @@ test("doctor proves the keys and the project, and names SCW_SECRET_KEY when the 
   expect(refused.stdout).not.toContain("00000000-0000-4000-8000-00000000dead");
 }, 120_000);
 
-test("sandbox --cloud=scaleway --controllers=false prints a command that, run as printed, initialises its Instances and Elastic Metal servers", async () => {
+test("sandbox --cloud=scaleway --controllers=false prints a command that plans, then, run as printed, initialises its Instances and Elastic Metal servers", async () => {
   const out = await runSandboxPrintedCommand("scaleway", {
     nodes: 3,
+    plan: /Node node-3\n {2}~ initialize [^\n]*\n {6}spec\.providerID scaleway:\/\/baremetal\/fr-par-2\/[\s\S]*Nothing was written\./,
     printed:
       /^SCW_ACCESS_KEY=SCW\w{17} SCW_SECRET_KEY=\S+ .*SCW_API_URL=\S+ .* cloud-controller-manager --cloud-provider=scaleway /,
   });
