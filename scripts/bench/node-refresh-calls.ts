@@ -138,8 +138,7 @@ export const scalewayApiCallsBenchmark = refreshBenchmark({
   title: "scaleway: API calls for a full node refresh, Instances and Elastic Metal, bulk against one by one",
   run: scalewayRefresh,
   bulkNote:
-    "every zone of fr-par for both products in pages of 100, IPAM in pages of 100; every third server Elastic Metal",
-  firstNote: "nothing more: the provider keeps no per-process state",
+    "every Instance zone (9) and Elastic Metal zone (6) in pages of 100, IPAM per region and project in use; every third server Elastic Metal",
   target: atMost(40),
 });
 
