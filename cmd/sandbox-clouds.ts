@@ -26,6 +26,8 @@ export interface RealCloud {
   readonly banner: string;
   readonly machines: string;
   readonly env: Readonly<Record<string, string>>;
+  /** `<dir>/<provider>.env`: the environment as `KEY=value` lines, for `set -a; . <file>`; none without env. */
+  readonly envFile?: string | undefined;
   /** The cloud-config file the provider reads, when its peer takes one (OCCM's cloud.conf). */
   readonly cloudConfig?: string | undefined;
   /** Whether the provider has routes: its Nodes get pod CIDRs and wait for a route. */
@@ -36,10 +38,19 @@ export interface RealCloud {
   stop(): Promise<void>;
 }
 
-export async function startRealCloud(
-  name: Exclude<SandboxCloud, "sandbox">,
-  o: { readonly machines: readonly string[]; readonly dir: string; readonly logger: ConsolaInstance },
-): Promise<RealCloud> {
+type StartOptions = { readonly machines: readonly string[]; readonly dir: string; readonly logger: ConsolaInstance };
+
+/** The emulator of `name`, started and seeded; its environment also written to `<dir>/<provider>.env`. */
+export async function startRealCloud(name: Exclude<SandboxCloud, "sandbox">, o: StartOptions): Promise<RealCloud> {
+  const real = await startEmulator(name, o);
+  const vars = Object.entries(real.env);
+  if (vars.length === 0) return real;
+  const envFile = join(o.dir, `${real.provider}.env`);
+  await writeFile(envFile, vars.map(([k, v]) => `${k}=${v}\n`).join(""), { mode: 0o600 });
+  return { ...real, envFile };
+}
+
+async function startEmulator(name: Exclude<SandboxCloud, "sandbox">, o: StartOptions): Promise<RealCloud> {
   const logger = o.logger.withTag(name);
   switch (name) {
     case "hcloud": {

@@ -127,6 +127,7 @@ export const sandboxCommand: Subcommand = (env) =>
         if (real) {
           print(`${real.banner}, ${nodes} ${real.machines}`);
           for (const [key, value] of Object.entries(real.env)) print(`  ${key}=${value}`);
+          if (real.envFile) print(`  (also in ${real.envFile}: set -a; . ${real.envFile}; set +a)`);
         } else {
           print(`cloud-config:    ${cloudConfig}`);
           print(`simulated cloud: ${cloud.url}/v1 (docs/sandbox.md)`);
