@@ -9,7 +9,7 @@
  * `--controllers=false`, the command that runs this executable's `hcloud` provider against it. `--cloud=digitalocean`
  * does the same with the DigitalOcean API emulator (one Droplet per machine), `--cloud=scaleway` with the Scaleway
  * emulator (Instances and Elastic Metal servers) and `--cloud=openstack` with the OpenStack emulator and a cloud.conf
- * (sandbox-clouds.ts).
+ * (sandbox/clouds.ts).
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -24,12 +24,6 @@ import { createMetricsRegistry } from "../platform/metrics.ts";
 import { startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
-import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
-import { watchProgress } from "../sandbox/progress.ts";
-import { parseArgv } from "./argv.ts";
-import type { Subcommand } from "./command.ts";
-import { createRootLogger } from "./logger.ts";
-import { buildOptions } from "./options.ts";
 import {
   commandLine,
   HCLOUD_MAX_NODES,
@@ -37,7 +31,13 @@ import {
   type SandboxCloud,
   sandboxClouds,
   startRealCloud,
-} from "./sandbox-clouds.ts";
+} from "../sandbox/clouds.ts";
+import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
+import { watchProgress } from "../sandbox/progress.ts";
+import { parseArgv } from "./argv.ts";
+import type { Subcommand } from "./command.ts";
+import { createRootLogger } from "./logger.ts";
+import { buildOptions } from "./options.ts";
 
 const positiveInt = (name: string, value: string, max: number): number | string => {
   const n = Number(value);

@@ -6,11 +6,11 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConsolaInstance } from "consola";
-import { startDigitalOceanSandboxAccount } from "../sandbox/digitalocean/sandbox-project.ts";
-import { startHcloudSandboxProject } from "../sandbox/hcloud/sandbox-project.ts";
-import { SANDBOX_CLUSTER_CIDR } from "../sandbox/kubelets.ts";
-import { startOpenStackSandboxProject } from "../sandbox/openstack/sandbox-project.ts";
-import { startScalewaySandboxProject } from "../sandbox/scaleway/sandbox-project.ts";
+import { startDigitalOceanSandboxAccount } from "./digitalocean/sandbox-project.ts";
+import { startHcloudSandboxProject } from "./hcloud/sandbox-project.ts";
+import { SANDBOX_CLUSTER_CIDR } from "./kubelets.ts";
+import { startOpenStackSandboxProject } from "./openstack/sandbox-project.ts";
+import { startScalewaySandboxProject } from "./scaleway/sandbox-project.ts";
 
 export const sandboxClouds = ["sandbox", "hcloud", "digitalocean", "scaleway", "openstack"] as const;
 export type SandboxCloud = (typeof sandboxClouds)[number];
