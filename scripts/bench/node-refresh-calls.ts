@@ -1,8 +1,9 @@
 /**
  * What the node controller's refresh of every Node costs in cloud API calls, for the providers whose refresh is a
  * paged bulk listing (`instanceMetadataBulk`) rather than one lookup per Node: scaleway (Instances and Elastic Metal
- * servers in every zone of the region, IPAM once) and openstack (Nova `servers/detail` with markers and one Neutron
- * port listing). Each is counted at its emulator, seeded as `sandbox --cloud=<name>` seeds it, on the provider the
+ * servers in every zone the provider knows, IPAM per region and project in use) and openstack (Nova
+ * `servers/detail` with markers and one Neutron port listing). Each is counted at its emulator, seeded as
+ * `sandbox --cloud=<name>` seeds it, on the provider the
  * registered factory builds, against the one-by-one path (`instanceMetadata` per Node) of the same provider. Both are
  * built unpaced: the client-side pace changes how long, not how many.
  */
