@@ -7,7 +7,9 @@
  * `--cloud=hcloud` adds the Hetzner Cloud API emulator with one server per machine (same names, in network `k8s`)
  * and runs the `hcloud` provider against it instead; it prints the `HCLOUD_*` environment and, with
  * `--controllers=false`, the command that runs this executable's `hcloud` provider against it. `--cloud=digitalocean`
- * does the same with the DigitalOcean API emulator (one Droplet per machine) and the `digitalocean` provider.
+ * does the same with the DigitalOcean API emulator (one Droplet per machine), `--cloud=scaleway` with the Scaleway
+ * emulator (Instances and Elastic Metal servers) and `--cloud=openstack` with the OpenStack emulator and a cloud.conf
+ * (sandbox/clouds.ts).
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -23,10 +25,13 @@ import { startApiServer } from "../sandbox/apiserver/server.ts";
 import { createMachines } from "../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
 import {
-  type DigitalOceanSandboxAccount,
-  startDigitalOceanSandboxAccount,
-} from "../sandbox/digitalocean/sandbox-project.ts";
-import { type HcloudSandboxProject, startHcloudSandboxProject } from "../sandbox/hcloud/sandbox-project.ts";
+  commandLine,
+  HCLOUD_MAX_NODES,
+  type RealCloud,
+  type SandboxCloud,
+  sandboxClouds,
+  startRealCloud,
+} from "../sandbox/clouds.ts";
 import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
 import { watchProgress } from "../sandbox/progress.ts";
 import { parseArgv } from "./argv.ts";
@@ -64,7 +69,7 @@ export const sandboxCommand: Subcommand = (env) =>
         type: "string",
         default: "sandbox",
         description:
-          "the cloud to run the provider against: sandbox, hcloud (the Hetzner Cloud API emulator) or digitalocean (the DigitalOcean API emulator)",
+          "the cloud to run the provider against: sandbox, hcloud, digitalocean, scaleway or openstack (their API emulators)",
       },
       "exit-when-ready": { type: "boolean", default: false, description: "stop once every node and Service is ready" },
       v: { type: "string", default: "0", description: "log verbosity for the controllers" },
@@ -83,9 +88,9 @@ export const sandboxCommand: Subcommand = (env) =>
       for (const v of [nodes, services, port]) if (typeof v === "string") errors.push(v);
       if (controllers !== "true" && controllers !== "false")
         errors.push(`--controllers must be true or false, got "${controllers}"`);
-      const cloudName = String(args.cloud);
-      if (cloudName !== "sandbox" && cloudName !== "hcloud" && cloudName !== "digitalocean")
-        errors.push(`--cloud must be sandbox, hcloud or digitalocean, got "${cloudName}"`);
+      const cloudName = String(args.cloud) as SandboxCloud;
+      if (!sandboxClouds.includes(cloudName))
+        errors.push(`--cloud must be one of ${sandboxClouds.join(", ")}, got "${cloudName}"`);
       if (cloudName === "hcloud" && typeof nodes === "number" && nodes > HCLOUD_MAX_NODES)
         errors.push(`--nodes must be at most ${HCLOUD_MAX_NODES} with --cloud=hcloud, got ${nodes}`);
       if (errors.length > 0 || typeof nodes !== "number" || typeof services !== "number" || typeof port !== "number") {
@@ -110,28 +115,24 @@ export const sandboxCommand: Subcommand = (env) =>
       await api.writeKubeconfig(kubeconfig);
       await writeFile(cloudConfig, `url: ${cloud.url}\ntoken: ${cloudToken}\n`, { mode: 0o600 });
       const machines = createMachines(cloud.state, nodes);
-      const hcloud =
-        cloudName === "hcloud"
-          ? startHcloudSandboxProject({ servers: machines.map((m) => m.name), logger: logger.withTag("hcloud") })
-          : undefined;
-      const digitalocean =
-        cloudName === "digitalocean"
-          ? startDigitalOceanSandboxAccount({
-              droplets: machines.map((m) => m.name),
-              logger: logger.withTag("digitalocean"),
-            })
-          : undefined;
-      const real = hcloud ? hcloudCloud(hcloud) : digitalocean && digitalOceanCloud(digitalocean);
+      const real =
+        cloudName === "sandbox"
+          ? undefined
+          : await startRealCloud(cloudName, { machines: machines.map((m) => m.name), dir, logger });
+      // Services the provider cannot serve would never be ready: say so rather than make them.
+      const made = real && !real.loadBalancers ? 0 : services;
       try {
         print(`Kubernetes API:  ${api.url}`);
         print(`kubeconfig:      ${kubeconfig}`);
         if (real) {
           print(`${real.banner}, ${nodes} ${real.machines}`);
           for (const [key, value] of Object.entries(real.env)) print(`  ${key}=${value}`);
+          if (real.envFile) print(`  (also in ${real.envFile}: set -a; . ${real.envFile}; set +a)`);
         } else {
           print(`cloud-config:    ${cloudConfig}`);
           print(`simulated cloud: ${cloud.url}/v1 (docs/sandbox.md)`);
         }
+        if (made < services) print(`Services:        none (the ${real?.provider} provider has no load balancers yet)`);
         // kubectl watches one resource type at a time (`get nodes,services -w` is refused): one line each.
         print(`watch it:        kubectl --kubeconfig ${kubeconfig} get nodes -o wide -w`);
         print(`                 kubectl --kubeconfig ${kubeconfig} get services -o wide -w`);
@@ -154,12 +155,11 @@ export const sandboxCommand: Subcommand = (env) =>
           client,
           cloud: cloud.state,
           logger: logger.withTag("kubelet"),
-          // DigitalOcean has no routes: pod networking is the CNI's, and no Node waits for a route.
-          assignPodCIDRs: !digitalocean,
+          assignPodCIDRs: real ? real.routes : true,
           signal,
         });
         await kubelets.registered;
-        for (let i = 1; i <= services; i++)
+        for (let i = 1; i <= made; i++)
           await client.create(Resources.services, demoService(i), { namespace: "default" });
 
         let managed: Promise<number> = Promise.resolve(0);
@@ -175,8 +175,7 @@ export const sandboxCommand: Subcommand = (env) =>
         return code;
       } finally {
         stop.abort();
-        await hcloud?.stop();
-        await digitalocean?.stop();
+        await real?.stop();
         await cloud.stop();
         await api.stop();
         // The kubeconfig and the cloud token live there; a folder the user named is theirs to keep.
@@ -184,61 +183,6 @@ export const sandboxCommand: Subcommand = (env) =>
       }
     },
   });
-
-/** hcloud's servers get one private IP each from the project's subnet; the emulator is not meant for more. */
-const HCLOUD_MAX_NODES = 1000;
-/** Hetzner's private networks route IPv4 only. */
-const HCLOUD_CLUSTER_CIDR = SANDBOX_CLUSTER_CIDR.split(",")[0] ?? "";
-
-/** A real cloud's emulator as the sandbox runs it: the provider, its flags and environment. */
-interface RealCloud {
-  readonly provider: string;
-  readonly banner: string;
-  readonly machines: string;
-  readonly env: Readonly<Record<string, string>>;
-  readonly flags: (kubeconfig: string) => string[];
-}
-
-/** hccm's flags (its Deployment's), pointed at the sandbox. */
-const hcloudCloud = (hcloud: HcloudSandboxProject): RealCloud => ({
-  provider: "hcloud",
-  banner: `hcloud emulator: ${hcloud.emulator.endpoint} (docs/emulators.md), network k8s`,
-  machines: "servers",
-  env: hcloud.env,
-  flags: (kubeconfig) => [
-    "--cloud-provider=hcloud",
-    "--allow-untagged-cloud",
-    `--kubeconfig=${kubeconfig}`,
-    `--cluster-cidr=${HCLOUD_CLUSTER_CIDR}`,
-    "--leader-elect=false",
-    "--secure-port=0",
-    "--webhook-secure-port=0",
-  ],
-});
-
-/** DO CCM's Deployment's flags (`--leader-elect=false`), pointed at the sandbox. */
-const digitalOceanCloud = (account: DigitalOceanSandboxAccount): RealCloud => ({
-  provider: "digitalocean",
-  banner: `digitalocean emulator: ${account.emulator.endpoint} (docs/emulators.md), region nyc3, firewall k8s-public-access`,
-  machines: "Droplets",
-  env: account.env,
-  flags: (kubeconfig) => [
-    "--cloud-provider=digitalocean",
-    `--kubeconfig=${kubeconfig}`,
-    "--leader-elect=false",
-    "--secure-port=0",
-  ],
-});
-
-/**
- * The command line that runs the controllers against the emulator, as the user started the sandbox: the invocation
- * they ran holds the provider (the sandbox runs it in-process), where `<provider>-cloud-controller-manager` may not
- * be on PATH at all.
- */
-function commandLine(invocation: string, real: RealCloud, kubeconfig: string): string {
-  const vars = Object.entries(real.env).map(([k, v]) => `${k}=${v}`);
-  return [...vars, invocation, ...real.flags(kubeconfig)].join(" ");
-}
 
 function runControllers(
   env: Parameters<Subcommand>[0],
@@ -268,7 +212,7 @@ function runControllers(
   const metrics = createMetricsRegistry();
   const providerEnv = o.real ? { ...process.env, ...o.real.env } : process.env;
   return env.registry
-    .init(provider, o.real ? undefined : o.cloudConfig, providerEnv, { metrics, logger })
+    .init(provider, o.real ? o.real.cloudConfig : o.cloudConfig, providerEnv, { metrics, logger })
     .then((provider) => env.runManager({ options: built.options, provider, logger, signal: o.signal, metrics }));
 }
 

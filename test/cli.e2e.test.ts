@@ -83,6 +83,14 @@ describe("a newcomer's first commands", () => {
     );
   });
 
+  test("a sandbox --cloud it has no emulator for is refused naming every cloud it has", async () => {
+    const r = await runExecutable(allInOne, ["sandbox", "--cloud=aws"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'error: sandbox: --cloud must be one of sandbox, hcloud, digitalocean, scaleway, openstack, got "aws"',
+    );
+  });
+
   test("--help names the providers the executable knows", async () => {
     const shippable = (await discoverProviders()).filter((p) => p.shippable).map((p) => p.name);
     const r = await runExecutable(allInOne, ["--help"]);

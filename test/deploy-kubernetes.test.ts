@@ -182,13 +182,29 @@ test.skipIf(noKubectl !== undefined)(
         expect(names).toContain("Deployment/cloud-controller-manager");
         if (existsSync(join(providers, name, "rbac.yaml")))
           expect(names.some((n) => n.endsWith(`:${name}`))).toBe(true);
-        else expect(names).toContain("Secret/cloud-controller-manager-cloud-config");
+        else expect(mountedCloudConfig(name, docs)).toEqual({ name, found: true });
       } finally {
         await rm(overlay, { recursive: true, force: true });
       }
     }
   },
 );
+
+/**
+ * Whether the file `--cloud-config` names is in the output: the Secret of the volume mounted over its folder exists
+ * and holds a key of the file's name (OCCM's `cloud-config`/`cloud.conf` as much as the base's own Secret).
+ */
+function mountedCloudConfig(name: string, docs: Doc[]): { name: string; found: boolean } {
+  const workload = docs.find((d) => d.kind === "Deployment" || d.kind === "DaemonSet");
+  const pod = workload.spec.template.spec;
+  const flag: string = pod.containers[0].args.find((a: string) => a.startsWith("--cloud-config="));
+  const file = flag.slice("--cloud-config=".length);
+  const mount = pod.containers[0].volumeMounts.find((m: Doc) => file.startsWith(`${m.mountPath}/`));
+  const secretName = pod.volumes.find((v: Doc) => v.name === mount?.name)?.secret?.secretName;
+  const secret = docs.find((d) => d.kind === "Secret" && d.metadata.name === secretName);
+  const key = file.slice(`${mount?.mountPath}/`.length);
+  return { name, found: secret?.stringData?.[key] !== undefined || secret?.data?.[key] !== undefined };
+}
 
 const ROOT = resolve(import.meta.dir, "..");
 const documented = (

@@ -21,6 +21,7 @@ import { executable, runExecutable } from "./support/executables.ts";
 import { registerNode } from "./support/hcloud.ts";
 import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 import { setNodeReady } from "./support/proxmox.ts";
+import { runSandboxPrintedCommand } from "./support/sandbox-cloud.ts";
 
 const PASSWORD = "e2e-password-0123456789";
 
@@ -201,3 +202,13 @@ test("the all-in-one takes --cloud-provider=openstack: its doctor passes on OCCM
   ]);
   expect({ code: r.code, out: r.code === 0 ? "" : r.stdout + r.stderr }).toEqual({ code: 0, out: "" });
 }, 60_000);
+
+test("sandbox --cloud=openstack --controllers=false prints a command with its cloud.conf that plans, then, run as printed, initialises its servers", async () => {
+  const out = await runSandboxPrintedCommand("openstack", {
+    nodes: 2,
+    plan: /Node node-2\n {2}~ initialize [^\n]*\n {6}spec\.providerID openstack:\/\/\/[\s\S]*Nothing was written\./,
+    printed: /^cloud-controller-manager --cloud-provider=openstack --cloud-config=\S+\/cloud\.conf /,
+  });
+  for (const n of [1, 2])
+    expect(out).toMatch(new RegExp(`node node-${n}: initialised openstack:///[0-9a-f-]{36} zone=nova type=m1.large`));
+}, 180_000);

@@ -3,14 +3,18 @@
  * with scw CCM's environment (the secret key from a file, the rest from the environment and the cloud-config).
  * An Instance on a private network and an Elastic Metal server are initialised with scw CCM's provider IDs, labels
  * and addresses; a stopped Instance's NotReady node is tainted; while the API fails, a NotReady node whose server
- * is gone stays; once it answers, the node is deleted. `doctor` proves the keys and the project.
+ * is gone stays; once it answers, the node is deleted. `doctor` proves the keys and the project. The all-in-one's
+ * `sandbox --cloud=scaleway` runs a command that plans and then initialises its servers, and composes with metal as
+ * docs/composing-providers.md shows.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createKubeClient } from "../kube/client.ts";
 import { type KubeClient, Resources } from "../kube/client-types.ts";
-import type { Node } from "../kube/objects.ts";
+import type { Node, Service } from "../kube/objects.ts";
+import { loadTransport } from "../kube/transport.ts";
 import { Taints } from "../kube/well-known.ts";
 import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { type ScalewayEmulator, startScalewayEmulator } from "../sandbox/scaleway/server.ts";
@@ -19,9 +23,10 @@ import { createBaremetalServer } from "../sandbox/scaleway/state/baremetal.ts";
 import { createInstanceServer, type InstanceServer } from "../sandbox/scaleway/state/instance.ts";
 import { ACCESS_KEY, PRIVATE_NETWORK, SECRET_KEY } from "../sandbox/scaleway/testing.ts";
 import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
-import { runExecutable } from "./support/executables.ts";
+import { executable, runExecutable } from "./support/executables.ts";
 import { managerCommand, poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 import { setNodeReady } from "./support/proxmox.ts";
+import { runSandboxPrintedCommand } from "./support/sandbox-cloud.ts";
 
 let api: ApiServer;
 let client: KubeClient;
@@ -178,3 +183,112 @@ test("doctor proves the keys and the project, and names SCW_SECRET_KEY when the 
   expect(refused.stdout).toContain("SCW_SECRET_KEY");
   expect(refused.stdout).not.toContain("00000000-0000-4000-8000-00000000dead");
 }, 120_000);
+
+test("sandbox --cloud=scaleway --controllers=false prints a command that plans, then, run as printed, initialises its Instances and Elastic Metal servers", async () => {
+  const out = await runSandboxPrintedCommand("scaleway", {
+    nodes: 3,
+    plan: /Node node-3\n {2}~ initialize [^\n]*\n {6}spec\.providerID scaleway:\/\/baremetal\/fr-par-2\/[\s\S]*Nothing was written\./,
+    printed:
+      /^SCW_ACCESS_KEY=SCW\w{17} SCW_SECRET_KEY=\S+ .*SCW_API_URL=\S+ .* cloud-controller-manager --cloud-provider=scaleway /,
+  });
+  for (const n of [1, 2])
+    expect(out).toMatch(
+      new RegExp(`node node-${n}: initialised scaleway://instance/fr-par-2/[0-9a-f-]{36} zone=fr-par-2 type=PRO2-S`),
+    );
+  expect(out).toMatch(
+    /node node-3: initialised scaleway:\/\/baremetal\/fr-par-2\/[0-9a-f-]{36} zone=fr-par-2 type=EM-A115X-SSD/,
+  );
+}, 180_000);
+
+test("composed with metal (docs/composing-providers.md): Instances, Elastic Metal and a rack each initialised by their own provider, metal's pool serving the Service", async () => {
+  const at = await mkdtemp(join(tmpdir(), "ccm-scw-composite-"));
+  const sandbox = spawnCollecting([
+    await executable(),
+    "sandbox",
+    "--cloud=scaleway",
+    "--nodes=3",
+    "--controllers=false",
+    `--dir=${at}`,
+  ]);
+  let composite: RunningProcess | undefined;
+  try {
+    await poll(() => /^stop it: /m.test(sandbox.output()), { message: `the sandbox ready:\n${sandbox.output()}` });
+    await writeFile(
+      join(at, "composite.yaml"),
+      [
+        "providers:",
+        "  - name: scaleway",
+        "  - name: metal",
+        "    config:",
+        "      inventory:",
+        "        machines:",
+        "          - { name: rack-1, providerID: metal://rack-1, addresses: { InternalIP: 10.1.0.1 }, zone: rack-a, region: lab }",
+        "      loadBalancer:",
+        "        global: { addresses: [192.0.2.0/28] }",
+        "loadBalancer: metal",
+        "",
+      ].join("\n"),
+    );
+    const kube = createKubeClient(loadTransport({ kubeconfig: join(at, "kubeconfig") }), {
+      qps: 0,
+      burst: 0,
+      userAgent: "e2e",
+    });
+    await kube.create(Resources.nodes, {
+      metadata: { name: "rack-1" },
+      spec: { taints: [{ key: Taints.uninitialized, value: "true", effect: "NoSchedule" }] },
+    } satisfies Node);
+    await kube.create(
+      Resources.services,
+      {
+        metadata: { name: "hello", namespace: "default" },
+        spec: { type: "LoadBalancer", selector: { app: "hello" }, ports: [{ port: 80, targetPort: 8080 }] },
+      } satisfies Service,
+      { namespace: "default" },
+    );
+    const scwEnv = Object.fromEntries(
+      (await readFile(join(at, "scaleway.env"), "utf8"))
+        .split("\n")
+        .filter((l) => l.includes("="))
+        .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+    );
+    composite = spawnCollecting(
+      [
+        await executable(),
+        "--cloud-provider=composite",
+        `--cloud-config=${join(at, "composite.yaml")}`,
+        `--kubeconfig=${join(at, "kubeconfig")}`,
+        "--allow-untagged-cloud",
+        "--leader-elect=false",
+        "--secure-port=0",
+      ],
+      scwEnv,
+    );
+    const providerIDs = async () =>
+      Object.fromEntries(
+        (await kube.list<Node>(Resources.nodes)).items.map((n) => [n.metadata?.name, n.spec?.providerID ?? ""]),
+      );
+    await poll(async () => Object.values(await providerIDs()).filter((id) => id !== "").length === 4, {
+      timeoutMs: 60_000,
+      message: `every Node with a provider ID; manager said:\n${composite.output().slice(-3000)}`,
+    });
+    const ids = await providerIDs();
+    expect(ids).toEqual({
+      "node-1": expect.stringMatching(/^scaleway:\/\/instance\/fr-par-2\//),
+      "node-2": expect.stringMatching(/^scaleway:\/\/instance\/fr-par-2\//),
+      "node-3": expect.stringMatching(/^scaleway:\/\/baremetal\/fr-par-2\//),
+      "rack-1": "metal://rack-1",
+    });
+    const ingress = async () =>
+      (await kube.get<Service>(Resources.services, "hello", { namespace: "default" })).status?.loadBalancer?.ingress;
+    await poll(async () => (await ingress())?.[0]?.ip === "192.0.2.1", {
+      timeoutMs: 60_000,
+      message: `hello at 192.0.2.1; manager said:\n${composite.output().slice(-3000)}`,
+    });
+  } finally {
+    composite?.proc.kill("SIGKILL");
+    sandbox.proc.kill("SIGKILL");
+    await sandbox.exited;
+    await rm(at, { recursive: true, force: true });
+  }
+}, 180_000);

@@ -5,7 +5,7 @@
  * docs/performance.md.
  *
  *   bun run bench                         every benchmark, at a tenth of the size and at the full size
- *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint, hcloud, digitalocean)
+ *   bun run bench --only=nodes,services   some of them (nodes, services, startup, footprint, hcloud, digitalocean, scaleway, openstack)
  *   bun run bench --size=tenth            one size (tenth | full | both)
  *   bun run bench --runs=10               start-up runs to take the median of (default 10)
  *   bun run bench --window=60             each of the two steady-state windows, in seconds (default 60)
@@ -30,6 +30,7 @@ import type { BenchContext, Benchmark } from "./context.ts";
 import { digitalOceanApiCallsBenchmark } from "./digitalocean-api-calls.ts";
 import { footprintBenchmark } from "./footprint.ts";
 import { hcloudApiCallsBenchmark } from "./hcloud-api-calls.ts";
+import { openstackApiCallsBenchmark, scalewayApiCallsBenchmark } from "./node-refresh-calls.ts";
 import { nodesBenchmark } from "./nodes.ts";
 import { type BenchResult, renderMarkdown, renderTable, SCALES, type Scale, toJson } from "./report.ts";
 import { servicesBenchmark } from "./services.ts";
@@ -44,9 +45,11 @@ const BENCHMARKS: readonly Benchmark[] = [
   footprintBenchmark,
   hcloudApiCallsBenchmark,
   digitalOceanApiCallsBenchmark,
+  scalewayApiCallsBenchmark,
+  openstackApiCallsBenchmark,
 ];
 
-const USAGE = `usage: npm run bench -- [--only=startup,nodes,services,footprint,hcloud,digitalocean] [--size=tenth|full|both]
+const USAGE = `usage: npm run bench -- [--only=startup,nodes,services,footprint,hcloud,digitalocean,scaleway,openstack] [--size=tenth|full|both]
        [--runs=10] [--window=60] [--out=build/bench/results.json] [--reuse-build] [--markdown=<results.json>]
        [--against-upstream [--sizes=1000,5000] [--services=100] [--ours=…] [--keep-snapshots=…] [--only-ours]
        [--level-nodes=1000] [--levels=rejecting,queuing]]
