@@ -53,7 +53,12 @@ describe("Keystone", () => {
       expect(breaches(entry, facts.catalogEntry)).toEqual([]);
       for (const e of entry.endpoints) expect(breaches(e, facts.catalogEndpoint)).toEqual([]);
     }
-    expect(t.catalog.map((e: { type: string }) => e.type).sort()).toEqual(["compute", "identity", "network"]);
+    expect(t.catalog.map((e: { type: string }) => e.type).sort()).toEqual([
+      "compute",
+      "identity",
+      "load-balancer",
+      "network",
+    ]);
   });
 
   test("a wrong password is 401 in Keystone's error envelope", async () => {

@@ -4,6 +4,7 @@
  * with `createServer` and the other helpers.
  */
 import type { Random } from "../cloud/random.ts";
+import { OctaviaWorld } from "./octavia-state.ts";
 
 export interface User {
   readonly id: string;
@@ -97,6 +98,8 @@ export class World {
   readonly networks = new Map<string, Network>();
   readonly ports = new Map<string, Port>();
   readonly servers = new Map<string, Server>();
+  /** Octavia's load balancers and Neutron's floating IPs. */
+  readonly octavia = new OctaviaWorld();
   /** How long a token lives, in ms (Keystone's default `[token] expiration` is one hour). */
   tokenLifetimeMs = 3_600_000;
   readonly #random: Random;
