@@ -95,7 +95,7 @@ export function memberBody(call: Call, lb: LoadBalancer, m: Member) {
     weight: m.weight,
     backup: false,
     monitor_address: null,
-    monitor_port: null,
+    monitor_port: m.monitorPort,
     tags: [],
   };
 }

@@ -33,6 +33,7 @@ export interface Member {
   readonly protocolPort: number;
   readonly subnetID: string;
   weight: number;
+  monitorPort: number | null;
 }
 
 export interface Pool {

@@ -45,6 +45,7 @@ const memberIn = v.object({
   protocol_port: v.pipe(int, v.minValue(1), v.maxValue(65535)),
   subnet_id: v.optional(v.string()),
   weight: v.optional(int, 1),
+  monitor_port: v.optional(v.nullable(v.pipe(int, v.minValue(1), v.maxValue(65535))), null),
 });
 const poolIn = v.object({
   name: v.optional(v.string(), ""),
@@ -148,6 +149,7 @@ function makeMember(world: World, lb: LoadBalancer, m: v.InferOutput<typeof memb
     protocolPort: m.protocol_port,
     subnetID: m.subnet_id ?? lb.vipSubnetID,
     weight: m.weight,
+    monitorPort: m.monitor_port,
   };
 }
 
@@ -444,7 +446,9 @@ export const octaviaEndpoints: readonly Endpoint[] = [
         pool.members.find((x) => x.address === m.address && x.protocolPort === m.protocol_port);
       pool.members = members.map((m) => {
         const old = kept(m);
-        return old ? { ...old, name: m.name, weight: m.weight } : makeMember(call.world, lb, m);
+        return old
+          ? { ...old, name: m.name, weight: m.weight, monitorPort: m.monitor_port }
+          : makeMember(call.world, lb, m);
       });
       return new Response(null, { status: 202 });
     },

@@ -60,6 +60,7 @@ export const memberSchema = v.object({
   address: v.string(),
   protocol_port: v.number(),
   subnet_id: v.optional(v.nullable(v.string()), null),
+  monitor_port: v.optional(v.nullable(v.number()), null),
 });
 export type OctaviaMember = v.InferOutput<typeof memberSchema>;
 

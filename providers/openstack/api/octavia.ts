@@ -41,6 +41,8 @@ export interface MemberBody {
   readonly address: string;
   readonly protocol_port: number;
   readonly subnet_id?: string;
+  /** kube-proxy's health check port, for an HTTP monitor with `externalTrafficPolicy: Local`. */
+  readonly monitor_port?: number;
 }
 
 export interface PoolBody {

@@ -107,8 +107,10 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
   const name = loadBalancerName(input.clusterName, service);
   const ns = `${service.metadata?.namespace ?? ""}/${service.metadata?.name ?? ""}`;
   const family = service.spec?.ipFamilies?.[0] === "IPv6" ? "IPv6" : "IPv4";
+  const local = service.spec?.externalTrafficPolicy === "Local" ? (service.spec.healthCheckNodePort ?? 0) : 0;
+  const monitorPort = a.enableHealthMonitor && local > 0 ? local : undefined;
   const members = (port: ServicePort) =>
-    membersFor(input, port, family, klass?.["member-subnet-id"] ?? a.memberSubnetID);
+    membersFor(input, port, family, klass?.["member-subnet-id"] ?? a.memberSubnetID, monitorPort);
   const proxy = a.proxyProtocol;
   const tls = a.defaultTLSContainerRef;
   const cidrs = sourceRanges(service, family);
@@ -229,6 +231,7 @@ function membersFor(
   port: ServicePort,
   family: "IPv4" | "IPv6",
   subnetID: string | undefined,
+  monitorPort: number | undefined,
 ): MemberBody[] {
   if (!port.nodePort) {
     throw new LoadBalancerSpecError(`port ${port.name ?? port.port} has no nodePort yet; it is set by the API server`);
@@ -245,6 +248,7 @@ function membersFor(
       address,
       protocol_port: port.nodePort,
       ...(subnetID === undefined ? {} : { subnet_id: subnetID }),
+      ...(monitorPort === undefined ? {} : { monitor_port: monitorPort }),
     });
   }
   return out.sort((x, y) => (x.address < y.address ? -1 : x.address > y.address ? 1 : 0));

@@ -122,8 +122,8 @@ function planPool(have: PoolView, want: DesiredListener, port: number): Operatio
     change.session_persistence = want.pool.session_persistence;
   }
   if (Object.keys(change).length > 0) ops.push({ op: "updatePool", id: p.id, port, change });
-  const members = (list: readonly { address: string; protocol_port: number }[]) =>
-    list.map((m) => `${m.address}:${m.protocol_port}`);
+  const members = (list: readonly { address: string; protocol_port: number; monitor_port?: number | null }[]) =>
+    list.map((m) => `${m.address}:${m.protocol_port}/${m.monitor_port ?? ""}`);
   if (!sameSet(members(have.members), members(want.members))) {
     ops.push({ op: "replaceMembers", poolID: p.id, port, members: want.members });
   }
