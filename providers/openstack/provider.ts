@@ -78,6 +78,7 @@ export const openstack = defineProvider({
       config: ctx.settings,
       compute: new HttpComputeApi(nova, neutron),
       octavia: new OctaviaApi(octavia, neutron, { ...ctx.clock, deadlineMs: LOAD_BALANCER_DEADLINE_MS }),
+      octaviaEndpoint: octavia,
       runtime: ctx.runtime,
       keystone: session,
       nova,
@@ -119,6 +120,8 @@ export interface OpenStackParts {
   readonly logger?: ConsolaInstance | undefined;
   /** Octavia and Neutron's floating IPs; without it (tests of nodes alone) there are no load balancers. */
   readonly octavia?: OctaviaApi | undefined;
+  /** For `verifyAccess` when load balancers are on: Octavia must be in the token's catalog. */
+  readonly octaviaEndpoint?: { baseUrl(ctx: CallContext): Promise<string> } | undefined;
   /** Warning events once the manager initializes the provider; without it (tests) log only. */
   readonly runtime?: RuntimeHandle | undefined;
 }
@@ -144,6 +147,10 @@ export function openStackProvider(parts: OpenStackParts) {
       const novaUrl = await parts.nova.baseUrl(ctx);
       step = "the network (Neutron) endpoint";
       await parts.neutron.baseUrl(ctx);
+      if (loadBalancer && parts.octaviaEndpoint) {
+        step = "the load-balancer (Octavia) endpoint (on a cloud without Octavia, set [LoadBalancer] enabled = false)";
+        await parts.octaviaEndpoint.baseUrl(ctx);
+      }
       step = `Nova at ${redactUrlCredentials(novaUrl)}`;
       await compute.listFlavors(ctx);
     } catch (err) {

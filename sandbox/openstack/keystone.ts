@@ -151,7 +151,7 @@ export function catalogOf(call: Call): unknown[] {
     entry("identity", "keystone", `${call.base}/identity`),
     entry("compute", "nova", `${call.base}/compute/v2.1`),
     entry("network", "neutron", `${call.base}/networking`),
-    entry("load-balancer", "octavia", `${call.base}/load-balancer`),
+    ...(call.emulator.octavia ? [entry("load-balancer", "octavia", `${call.base}/load-balancer`)] : []),
   ];
 }
 

@@ -56,6 +56,8 @@ export interface OpenStackEmulatorOptions {
   readonly random?: Random;
   /** Nova's highest microversion, `[2, 96]` by default; `[2, 46]` plays a cloud older than Pike. */
   readonly novaMaxMicroversion?: readonly [number, number];
+  /** Whether the catalog lists Octavia (`load-balancer`); default true. `false` plays a cloud without it. */
+  readonly octavia?: boolean;
   readonly logger?: ConsolaInstance;
 }
 
@@ -67,6 +69,8 @@ export interface OpenStackEmulator {
   readonly controlUrl: string;
   readonly region: string;
   readonly novaMaxMicroversion: readonly [number, number];
+  /** Whether the catalog lists Octavia. */
+  readonly octavia: boolean;
   readonly world: World;
   readonly faults: Faults;
   readonly calls: CallCounter;
@@ -151,6 +155,7 @@ export function startOpenStackEmulator(options: OpenStackEmulatorOptions = {}): 
     controlUrl: `${base}/_emulator`,
     region: options.region ?? "RegionOne",
     novaMaxMicroversion: options.novaMaxMicroversion ?? [2, 96],
+    octavia: options.octavia ?? true,
     world,
     faults,
     calls,
