@@ -84,6 +84,18 @@ describe("adopting OCCM's load balancer", () => {
   });
 });
 
+test("one under OCCM's legacy name (a + the UID) is adopted too, keeping its name", async () => {
+  w = await startLB();
+  const { id } = await occmShaped([]);
+  const legacy = `a${service().metadata?.uid?.replaceAll("-", "")}`.slice(0, 32);
+  const lb = w.only();
+  lb.name = legacy;
+  await w.lb.ensureLoadBalancer(ctx, "kubernetes", service(), w.nodes);
+  expect(w.only().id).toBe(id);
+  expect(w.only().name).toBe(legacy);
+  expect(w.h.emulator.calls.count("POST /load-balancer/v2/lbaas/loadbalancers")).toBe(0);
+});
+
 describe("another cluster's load balancer of the same name", () => {
   test("is refused with a Warning naming it, and neither changed nor deleted", async () => {
     w = await startLB();

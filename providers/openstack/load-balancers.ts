@@ -1,8 +1,8 @@
 /**
  * LoadBalancer over Octavia, with OCCM's behaviour so its load balancers carry over unchanged:
  *
- * - **Name**: OCCM's `kube_service_<cluster>_<namespace>_<name>`; the `load-balancer-id` annotation, when set, finds
- *   it by ID instead.
+ * - **Name**: OCCM's `kube_service_<cluster>_<namespace>_<name>`, else, as OCCM falls back, its legacy name (`a` +
+ *   the UID); the `load-balancer-id` annotation, when set, finds it by ID instead.
  * - **Owned by cluster**: ours only with the tag `kube_service_uid=<Service UID>`. One found by name with another
  *   Service's UID tag (another cluster with the same `--cluster-name`, OCCM #1273 and #2241) is refused with a
  *   Warning, never adopted or deleted. One without any UID tag (OCCM made it) is adopted in place: tagged, same ID,
@@ -17,7 +17,7 @@
  */
 import type { ConsolaInstance } from "consola";
 import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
-import type { CallContext, LoadBalancer, LoadBalancerPlan } from "../cloud.ts";
+import { type CallContext, defaultLoadBalancerName, type LoadBalancer, type LoadBalancerPlan } from "../cloud.ts";
 import { wrapError } from "../errors.ts";
 import { type OpenStackAnnotationValues, openStackAnnotations } from "./annotations.ts";
 import type { ComputeApi } from "./api/compute.ts";
@@ -89,7 +89,9 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
         );
       }
     } else {
-      const found = await octavia.listByName(ctx, name);
+      let found = await octavia.listByName(ctx, name);
+      // OCCM's fallback (`getLoadbalancerByName`): load balancers it made before it named them by cluster.
+      if (found.length === 0) found = await octavia.listByName(ctx, defaultLoadBalancerName(service));
       if (found.length > 1) {
         throw new Error(
           `load balancers ${found.map((l) => l.id).join(", ")} are all named ${name}; delete all but one`,
