@@ -47,7 +47,7 @@ const rows: [string, string, (d: DesiredLoadBalancer) => unknown, unknown, strin
   [`${A}node-selector`, "lb=yes", (d) => first(d)?.members.map((m) => m.name), ["n1"], "=x"],
   [`${A}connection-limit`, "100", (d) => first(d)?.listener.connection_limit, 100, "-2"],
   [`${A}floating-network-id`, "", (d) => d.floating, undefined, "not-an-id"],
-  [`${A}floating-subnet`, "public-*", (d) => d.floating?.networkID, ID, "two words"],
+  [`${A}floating-subnet`, "public-*", (d) => d.floating?.subnetPattern, "public-*", "~(unclosed"],
   [
     `${A}floating-subnet-id`,
     "2d6e7f8a-9b0c-4d1e-8f2a-3b4c5d6e7f80",
@@ -55,7 +55,7 @@ const rows: [string, string, (d: DesiredLoadBalancer) => unknown, unknown, strin
     "2d6e7f8a-9b0c-4d1e-8f2a-3b4c5d6e7f80",
     "subnet",
   ],
-  [`${A}floating-subnet-tags`, "public,v4", (d) => d.floating?.networkID, ID, "a b"],
+  [`${A}floating-subnet-tags`, "&public,v4", (d) => d.floating?.subnetTags, "&public,v4", "a b"],
   [`${A}class`, "public", (d) => d.floating?.networkID, "11111111-2222-4333-8444-555555555555", "has space"],
   [`${A}keep-floatingip`, "true", (d) => d.keepFloatingIP, true, "maybe"],
   [`${A}port-id`, ID, (d) => d.vip, { portID: ID }, "port-1"],

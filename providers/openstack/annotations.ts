@@ -13,6 +13,7 @@ import * as v from "valibot";
 import { type Annotation, type AnnotationDoc, annotation, defineAnnotations } from "../kit/annotations/declare.ts";
 import { bool, int, oneOf, type Reader, text } from "../kit/annotations/readers.ts";
 import { type CloudConf, cloudConfSchema } from "./config.ts";
+import { subnetNameMatcher } from "./lb/subnet-match.ts";
 
 export const annotationPrefix = "loadbalancer.openstack.org/";
 const key = (name: string) => `${annotationPrefix}${name}`;
@@ -93,6 +94,30 @@ function labelPairs(): Reader<Readonly<Record<string, string>>> {
   };
 }
 
+/** OCCM's subnet name pattern: a glob, or a regular expression after `~`, either negated by a leading `!`. */
+function subnetPattern(): Reader<string> {
+  return {
+    type: "pattern",
+    accepts: "a subnet name glob such as public-*, or a regular expression after ~, optionally negated by !",
+    parse(t) {
+      if (!/^\S+$/.test(t)) return invalid();
+      const m = subnetNameMatcher(t);
+      return typeof m === "function" ? valid(t) : invalid(m.problem);
+    },
+    format: (x) => x,
+  };
+}
+
+/** OCCM's subnet tags: comma-separated, any of them, all after `&`, negated by a leading `!`. */
+function subnetTags(): Reader<string> {
+  return {
+    type: "tags",
+    accepts: "comma-separated Neutron tags (any of them; all after &; none after !)",
+    parse: (t) => (/^!?&?[^\s,]+(,[^\s,]+)*$/.test(t) ? valid(t) : invalid()),
+    format: (x) => x,
+  };
+}
+
 /** A Barbican container or secret URL. */
 function tlsContainer(): Reader<string> {
   return {
@@ -157,18 +182,38 @@ export function openStackAnnotations(d: Defaults) {
       },
       d["floating-network-id"],
     ),
-    floatingSubnet: annotation(key("floating-subnet"), word("a subnet name pattern"), {
-      description: "The floating network's subnet by name (a glob, or a regular expression after `~`).",
-      example: "public-v4-*",
-    }),
-    floatingSubnetID: annotation(key("floating-subnet-id"), resourceID("a Neutron subnet ID"), {
-      description: "The floating network's subnet the floating IP comes from.",
-      example: "1c5d6f3a-8a5e-4e27-9a1f-5d3c1a2b4c6d",
-    }),
-    floatingSubnetTags: annotation(key("floating-subnet-tags"), word("comma-separated Neutron tags"), {
-      description: "The floating network's subnet by its Neutron tags.",
-      example: "public,ipv4",
-    }),
+    floatingSubnet: withDefault(
+      key("floating-subnet"),
+      subnetPattern(),
+      {
+        description:
+          "The floating network's subnet by name: a glob, or a regular expression after `~`, negated by a leading `!`; each matching subnet is tried in turn.",
+        example: "public-*",
+        defaultText: "`[LoadBalancer] floating-subnet`",
+      },
+      d["floating-subnet"],
+    ),
+    floatingSubnetID: withDefault(
+      key("floating-subnet-id"),
+      resourceID("a Neutron subnet ID"),
+      {
+        description: "The floating network's subnet the floating IP comes from; wins over a pattern or tags.",
+        example: "1c5d6f3a-8a5e-4e27-9a1f-5d3c1a2b4c6d",
+        defaultText: "`[LoadBalancer] floating-subnet-id`",
+      },
+      d["floating-subnet-id"],
+    ),
+    floatingSubnetTags: withDefault(
+      key("floating-subnet-tags"),
+      subnetTags(),
+      {
+        description:
+          "The floating network's subnet by its Neutron tags: any of them, all of them after `&`, none after `!`.",
+        example: "&public,ipv4",
+        defaultText: "`[LoadBalancer] floating-subnet-tags`",
+      },
+      d["floating-subnet-tags"],
+    ),
     class: annotation(key("class"), word("the name of a [LoadBalancerClass] section"), {
       description: 'A `[LoadBalancerClass "<name>"]` section of `cloud.conf` whose networks and subnets to use.',
       example: "public",

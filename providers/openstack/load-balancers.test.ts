@@ -3,6 +3,7 @@
  * members following the Nodes, deleted with the floating IP it made (unless kept), internal ones without one.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { rejection } from "../testing.ts";
 import { A, ctx, LB_NAME, type LBWorld, service, startLB, UID, writes } from "./lb/testing.ts";
 
 let w: LBWorld;
@@ -76,6 +77,19 @@ describe("making and keeping a load balancer", () => {
     expect(status.ingress?.[0]?.ip).toBe(w.only().vipAddress);
   });
 
+  test("without a floating network it is internal, with OCCM's Warning saying so", async () => {
+    w = await startLB();
+    const status = await w.lb.ensureLoadBalancer(
+      ctx,
+      "kubernetes",
+      service({ [`${A}floating-network-id`]: "" }),
+      w.nodes,
+    );
+    expect(fips()).toEqual([]);
+    expect(status.ingress?.[0]?.ip).toBe(w.only().vipAddress);
+    expect(w.warnings.some((m) => m.includes("no floating network is configured"))).toBe(true);
+  });
+
   test("the PROXY protocol: PROXYV2 pools and ipMode Proxy in the status", async () => {
     w = await startLB();
     const status = await w.lb.ensureLoadBalancer(ctx, "kubernetes", service({ [`${A}proxy-protocol`]: "v2" }), w.nodes);
@@ -93,6 +107,23 @@ describe("making and keeping a load balancer", () => {
     await w.lb.ensureLoadBalancer(ctx, "kubernetes", service(), w.nodes);
     expect(w.only().listeners).toHaveLength(1);
     expect(w.only().pools[0]?.members).toHaveLength(2);
+  });
+});
+
+describe("the floating IP's subnet", () => {
+  test("floating-subnet picks the floating network's subnet by name", async () => {
+    w = await startLB();
+    await w.lb.ensureLoadBalancer(ctx, "kubernetes", service({ [`${A}floating-subnet`]: "public-*" }), w.nodes);
+    expect(fips()).toHaveLength(1);
+  });
+
+  test("a pattern no subnet matches fails naming the pattern and the network, and makes no floating IP", async () => {
+    w = await startLB();
+    const err = await rejection(() =>
+      w.lb.ensureLoadBalancer(ctx, "kubernetes", service({ [`${A}floating-subnet-tags`]: "&gold" }), w.nodes),
+    );
+    expect(err.message).toContain(`no subnet of floating network ${w.floatingNetwork} matches tags &gold`);
+    expect(fips()).toEqual([]);
   });
 });
 

@@ -184,6 +184,14 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
     await applyOperations(ctx, octavia, lb.id, ops);
     if (membersOnly) return undefined;
     const fip = await ensureFloatingIP(ctx, octavia, lb, view.floatingIP, desired, kept);
+    if (!fip && !desired.internal) {
+      // OCCM's `eventLBForceInternal`: no floating network, so the VIP alone is the address.
+      warn(
+        service,
+        "LoadBalancerForcedInternal",
+        "no floating network is configured ([LoadBalancer] floating-network-id, or loadbalancer.openstack.org/floating-network-id), so the load balancer is internal: its address is the VIP",
+      );
+    }
     return statusOf(lb, fip, desired);
   }
 

@@ -329,6 +329,26 @@ export class OctaviaApi {
     return this.waitActive(ctx, lbID);
   }
 
+  /** The subnets of a network, with their names and tags (for `floating-subnet` and `floating-subnet-tags`). */
+  async subnets(ctx: CallContext, networkID: string): Promise<{ id: string; name: string; tags: string[] }[]> {
+    const answer = await this.#neutron.request(ctx, {
+      operation: "listSubnets",
+      method: "GET",
+      path: "/subnets",
+      query: { network_id: networkID },
+      answer: v.object({
+        subnets: v.array(
+          v.object({
+            id: v.string(),
+            name: v.optional(v.string(), ""),
+            tags: v.optional(v.nullable(v.array(v.string())), []),
+          }),
+        ),
+      }),
+    });
+    return answer.subnets.map((s) => ({ id: s.id, name: s.name, tags: s.tags ?? [] }));
+  }
+
   async floatingIPs(ctx: CallContext, query: Record<string, string>): Promise<FloatingIP[]> {
     const answer = await this.#neutron.request(ctx, {
       operation: "listFloatingIPs",

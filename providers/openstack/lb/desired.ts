@@ -59,7 +59,14 @@ export interface DesiredLoadBalancer {
   };
   readonly listeners: readonly DesiredListener[];
   /** Where its floating IP comes from; `undefined` for an internal one or without a floating network. */
-  readonly floating?: { readonly networkID: string; readonly subnetID?: string; readonly address?: string };
+  readonly floating?: {
+    readonly networkID: string;
+    readonly subnetID?: string;
+    /** When no subnet ID is given: the subnet by name pattern and tags (`lb/subnet-match.ts`). */
+    readonly subnetPattern?: string;
+    readonly subnetTags?: string;
+    readonly address?: string;
+  };
   readonly floatingDescription: string;
   /** Internal (annotation or `[LoadBalancer] internal-lb`): a floating IP on its VIP is taken off. */
   readonly internal: boolean;
@@ -159,6 +166,8 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
   }
   const requestedIP = service.spec?.loadBalancerIP || undefined;
   const floatingSubnet = klass?.["floating-subnet-id"] ?? a.floatingSubnetID;
+  const subnetPattern = klass?.["floating-subnet"] ?? a.floatingSubnet;
+  const subnetTags = klass?.["floating-subnet-tags"] ?? a.floatingSubnetTags;
   return {
     uid,
     name,
@@ -182,6 +191,8 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
           floating: {
             networkID: floatingNetwork,
             ...(floatingSubnet === undefined ? {} : { subnetID: floatingSubnet }),
+            ...(floatingSubnet !== undefined || subnetPattern === undefined ? {} : { subnetPattern }),
+            ...(floatingSubnet !== undefined || subnetTags === undefined ? {} : { subnetTags }),
             ...(requestedIP === undefined ? {} : { address: requestedIP }),
           },
         }),
