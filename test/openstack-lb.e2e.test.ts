@@ -1,7 +1,8 @@
 /**
  * Octavia load balancers end to end: the compiled `openstack-cloud-controller-manager`, with OCCM's flags and a
  * `cloud.conf` naming the floating network, against the API emulator and the OpenStack emulator. A load balancer in
- * OCCM's shape (its name, its floating IP) is adopted in place — same ID, same floating IP, no create; a new Service
+ * OCCM's shape (its name, its floating IP) is first shown by `plan` as adopted, then adopted in place — same ID,
+ * same floating IP, no create; a new Service
  * gets an ACTIVE load balancer with its floating IP in the status; an invalid annotation is a Warning event naming
  * it; a load balancer forced into ERROR is rebuilt keeping its address; a Service deleted takes its load balancer
  * and floating IP with it.
@@ -17,7 +18,7 @@ import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { type OpenStackEmulator, startOpenStackEmulator } from "../sandbox/openstack/server.ts";
 import { createServer, networkNamed } from "../sandbox/openstack/state.ts";
 import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
-import { executable } from "./support/executables.ts";
+import { executable, runExecutable } from "./support/executables.ts";
 import { registerNode } from "./support/hcloud.ts";
 import { poll, type RunningProcess, spawnCollecting } from "./support/processes.ts";
 
@@ -90,7 +91,7 @@ async function lbService(name: string, annotations: Record<string, string> = {})
   return serviceNamed(name) as Service;
 }
 
-test("OCCM's load balancer is adopted in place: same ID, same floating IP, nothing created", async () => {
+test("OCCM's load balancer: plan says adopt, then it is adopted in place with the same ID and floating IP", async () => {
   for (const name of ["lb-node-1", "lb-node-2"]) {
     createServer(emulator.world, { name });
     await registerNode(client, name);
@@ -130,6 +131,28 @@ test("OCCM's load balancer is adopted in place: same ID, same floating IP, nothi
     },
   });
   emulator.calls.reset();
+
+  // `plan` first, as the migration guide says: the load balancer is adopted, with its floating IP as the status.
+  const planned = await runExecutable(await executable("openstack"), [
+    "plan",
+    "--cluster-name=kubernetes",
+    "--cloud-provider=openstack",
+    `--cloud-config=${join(dir, "cloud.conf")}`,
+    `--kubeconfig=${join(dir, "kubeconfig")}`,
+    "-o",
+    "json",
+  ]);
+  const plan = JSON.parse(planned.stdout) as {
+    objects: { kind: string; name: string; writes: { action: string; changes: string[] }[] }[];
+  };
+  const lbPlan = plan.objects.find((o) => o.kind === "LoadBalancer");
+  expect(lbPlan?.writes.map((w) => w.action)).toEqual(["adopt"]);
+  expect(lbPlan?.writes[0]?.changes).toEqual([
+    `tag the load balancer ${lbName}, kube_service_uid=${svc.metadata?.uid}`,
+    `keeps its addresses [${fip.floatingip.floating_ip_address}]`,
+  ]);
+  expect(emulator.calls.count("POST /load-balancer/v2/lbaas/loadbalancers")).toBe(0);
+  expect(emulator.calls.count("PUT /load-balancer/v2/lbaas/loadbalancers/:id")).toBe(0);
 
   manager = spawnCollecting([
     await executable("openstack"),
