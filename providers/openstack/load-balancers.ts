@@ -21,6 +21,7 @@ import { type CallContext, defaultLoadBalancerName, type LoadBalancer, type Load
 import { wrapError } from "../errors.ts";
 import { type OpenStackAnnotationValues, openStackAnnotations } from "./annotations.ts";
 import type { ComputeApi } from "./api/compute.ts";
+import type { FloatingIPApi } from "./api/floating-ips.ts";
 import { LoadBalancerStateError, type OctaviaApi } from "./api/octavia.ts";
 import type { FloatingIP, OctaviaLoadBalancer } from "./api/octavia-schemas.ts";
 import type { OpenStackConfig } from "./config.ts";
@@ -42,6 +43,7 @@ import { parseProviderID } from "./provider-id.ts";
 
 export interface OpenStackLoadBalancerDeps {
   readonly octavia: OctaviaApi;
+  readonly floatingIPs: FloatingIPApi;
   readonly compute: Pick<ComputeApi, "listPorts">;
   readonly config: Pick<OpenStackConfig, "loadBalancer" | "loadBalancerClasses">;
   readonly logger?: Pick<ConsolaInstance, "info" | "warn"> | undefined;
@@ -52,7 +54,7 @@ export interface OpenStackLoadBalancerDeps {
 const OP = "openstack/load-balancers";
 
 export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
-  const { octavia, config, logger } = deps;
+  const { octavia, floatingIPs: fips, config, logger } = deps;
   const annotations = openStackAnnotations(config.loadBalancer);
 
   function warn(service: Service, reason: string, message: string) {
@@ -138,13 +140,13 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
 
   /** ERROR: delete it and make it again, the floating IP detached first and bound to the new VIP after. */
   async function rebuild(ctx: CallContext, service: Service, lb: OctaviaLoadBalancer, desired: DesiredLoadBalancer) {
-    const [fip] = lb.vip_port_id ? await octavia.floatingIPs(ctx, { port_id: lb.vip_port_id }) : [];
+    const [fip] = lb.vip_port_id ? await fips.floatingIPs(ctx, { port_id: lb.vip_port_id }) : [];
     warn(
       service,
       "LoadBalancerError",
       `load balancer ${lb.id} (${lb.name}) is in ERROR; it is deleted and made again${fip ? `, keeping floating IP ${fip.floating_ip_address}` : ""}`,
     );
-    if (fip) await octavia.bindFloatingIP(ctx, fip.id, null);
+    if (fip) await fips.bindFloatingIP(ctx, fip.id, null);
     await octavia.delete(ctx, lb.id);
     await octavia.waitGone(ctx, lb.id);
     const made = await createLoadBalancer(ctx, octavia, desired, serial(logger, service));
@@ -183,7 +185,7 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
       logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${ops.map(describe).join("; ")}`);
     await applyOperations(ctx, octavia, lb.id, ops);
     if (membersOnly) return undefined;
-    const fip = await ensureFloatingIP(ctx, octavia, lb, view.floatingIP, desired, kept);
+    const fip = await ensureFloatingIP(ctx, fips, lb, view.floatingIP, desired, kept);
     if (!fip && !desired.internal) {
       // OCCM's `eventLBForceInternal`: no floating network, so the VIP alone is the address.
       warn(
@@ -208,7 +210,7 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
           throw err;
         });
         if (!lb || !(lb.tags ?? []).includes(ownerTag(uidOf(service)))) return undefined;
-        const [fip] = lb.vip_port_id ? await octavia.floatingIPs(ctx, { port_id: lb.vip_port_id }) : [];
+        const [fip] = lb.vip_port_id ? await fips.floatingIPs(ctx, { port_id: lb.vip_port_id }) : [];
         const proxy = values.proxyProtocol !== undefined;
         return statusOf(lb, fip, {
           ...(values.hostname === undefined ? {} : { hostname: values.hostname }),
@@ -251,9 +253,9 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
         });
         if (!lb || !(lb.tags ?? []).includes(ownerTag(uidOf(service)))) return;
         if (lb.provisioning_status.startsWith("PENDING_")) await octavia.waitActive(ctx, lb.id);
-        const [fip] = lb.vip_port_id ? await octavia.floatingIPs(ctx, { port_id: lb.vip_port_id }) : [];
+        const [fip] = lb.vip_port_id ? await fips.floatingIPs(ctx, { port_id: lb.vip_port_id }) : [];
         if (fip) {
-          const how = await releaseFloatingIP(ctx, octavia, fip, values.keepFloatingIP);
+          const how = await releaseFloatingIP(ctx, fips, fip, values.keepFloatingIP);
           logger?.info(`${serviceName(service)}: floating IP ${fip.floating_ip_address} ${how}`);
         }
         await octavia.delete(ctx, lb.id);

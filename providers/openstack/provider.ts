@@ -18,6 +18,7 @@ import { SERVICE_ANNOTATIONS_WEBHOOK, serviceAnnotationsWebhook } from "../kit/w
 import { OpenStackAnnotations } from "./annotations.ts";
 import { createKeystoneClient, OpenStackService, openStackRateLimit } from "./api/client.ts";
 import { type ComputeApi, HttpComputeApi } from "./api/compute.ts";
+import { FloatingIPApi } from "./api/floating-ips.ts";
 import { KeystoneSession } from "./api/keystone.ts";
 import { OctaviaApi } from "./api/octavia.ts";
 import type { AuthOptions } from "./auth-options.ts";
@@ -74,10 +75,12 @@ export const openstack = defineProvider({
       name: "octavia",
       suffix: "/v2",
     });
+    const floatingIPs = new FloatingIPApi(neutron);
     return openStackProvider({
       config: ctx.settings,
       compute: new HttpComputeApi(nova, neutron),
-      octavia: new OctaviaApi(octavia, neutron, { ...ctx.clock, deadlineMs: LOAD_BALANCER_DEADLINE_MS }),
+      octavia: new OctaviaApi(octavia, floatingIPs, { ...ctx.clock, deadlineMs: LOAD_BALANCER_DEADLINE_MS }),
+      floatingIPs,
       octaviaEndpoint: octavia,
       runtime: ctx.runtime,
       keystone: session,
@@ -120,6 +123,8 @@ export interface OpenStackParts {
   readonly logger?: ConsolaInstance | undefined;
   /** Octavia and Neutron's floating IPs; without it (tests of nodes alone) there are no load balancers. */
   readonly octavia?: OctaviaApi | undefined;
+  /** Neutron's floating IPs and subnets, with `octavia`. */
+  readonly floatingIPs?: FloatingIPApi | undefined;
   /** For `verifyAccess` when load balancers are on: Octavia must be in the token's catalog. */
   readonly octaviaEndpoint?: { baseUrl(ctx: CallContext): Promise<string> } | undefined;
   /** Warning events once the manager initializes the provider; without it (tests) log only. */
@@ -129,9 +134,10 @@ export interface OpenStackParts {
 export function openStackProvider(parts: OpenStackParts) {
   const { config, compute } = parts;
   const loadBalancer =
-    parts.octavia && config.loadBalancer.enabled
+    parts.octavia && parts.floatingIPs && config.loadBalancer.enabled
       ? createOpenStackLoadBalancer({
           octavia: parts.octavia,
+          floatingIPs: parts.floatingIPs,
           compute,
           config,
           logger: parts.logger,

@@ -1,5 +1,6 @@
 /**
- * The provider's Octavia (catalog type `load-balancer`, `/v2/lbaas`) and Neutron floating-IP calls.
+ * The provider's Octavia calls (catalog type `load-balancer`, `/v2/lbaas`); Neutron's floating IPs are in
+ * floating-ips.ts.
  *
  * Octavia refuses every change while a load balancer is `PENDING_*` (409), so each change is followed by
  * `waitActive`: the load balancer is read again with a bounded backoff until it is `ACTIVE`. `ERROR` ends the wait
@@ -10,9 +11,8 @@ import * as v from "valibot";
 import type { CallContext } from "../../cloud.ts";
 import { CloudApiError } from "../../kit/http/errors.ts";
 import type { OpenStackService } from "./client.ts";
+import type { FloatingIPApi } from "./floating-ips.ts";
 import {
-  type FloatingIP,
-  floatingIPSchema,
   type ListenerView,
   type LoadBalancerView,
   listenerSchema,
@@ -112,12 +112,13 @@ const MAX_WAIT_MS = 10_000;
 
 export class OctaviaApi {
   readonly #octavia: OpenStackService;
-  readonly #neutron: OpenStackService;
+  readonly #fips: Pick<FloatingIPApi, "floatingIPs">;
   readonly #wait: WaitOptions;
 
-  constructor(octavia: OpenStackService, neutron: OpenStackService, wait: WaitOptions) {
+  /** `fips` finds the floating IP on a load balancer's VIP port for `view`. */
+  constructor(octavia: OpenStackService, fips: Pick<FloatingIPApi, "floatingIPs">, wait: WaitOptions) {
     this.#octavia = octavia;
-    this.#neutron = neutron;
+    this.#fips = fips;
     this.#wait = wait;
   }
 
@@ -214,7 +215,7 @@ export class OctaviaApi {
       listener,
       pool: listener.default_pool_id ? poolViews.get(listener.default_pool_id) : undefined,
     }));
-    const floatingIP = lb.vip_port_id ? (await this.floatingIPs(ctx, { port_id: lb.vip_port_id }))[0] : undefined;
+    const floatingIP = lb.vip_port_id ? (await this.#fips.floatingIPs(ctx, { port_id: lb.vip_port_id }))[0] : undefined;
     return { lb, listeners: views, floatingIP };
   }
 
@@ -327,78 +328,5 @@ export class OctaviaApi {
       await send();
     }
     return this.waitActive(ctx, lbID);
-  }
-
-  /** The subnets of a network, with their names and tags (for `floating-subnet` and `floating-subnet-tags`). */
-  async subnets(ctx: CallContext, networkID: string): Promise<{ id: string; name: string; tags: string[] }[]> {
-    const answer = await this.#neutron.request(ctx, {
-      operation: "listSubnets",
-      method: "GET",
-      path: "/subnets",
-      query: { network_id: networkID },
-      answer: v.object({
-        subnets: v.array(
-          v.object({
-            id: v.string(),
-            name: v.optional(v.string(), ""),
-            tags: v.optional(v.nullable(v.array(v.string())), []),
-          }),
-        ),
-      }),
-    });
-    return answer.subnets.map((s) => ({ id: s.id, name: s.name, tags: s.tags ?? [] }));
-  }
-
-  async floatingIPs(ctx: CallContext, query: Record<string, string>): Promise<FloatingIP[]> {
-    const answer = await this.#neutron.request(ctx, {
-      operation: "listFloatingIPs",
-      method: "GET",
-      path: "/floatingips",
-      query,
-      answer: v.object({ floatingips: v.array(floatingIPSchema) }),
-    });
-    return answer.floatingips;
-  }
-
-  /** Not repeated blindly: a floating IP whose answer was lost is found by its description next time. */
-  async createFloatingIP(
-    ctx: CallContext,
-    body: {
-      floating_network_id: string;
-      port_id: string;
-      description: string;
-      floating_ip_address?: string;
-      subnet_id?: string;
-    },
-  ): Promise<FloatingIP> {
-    const answer = await this.#neutron.request(ctx, {
-      operation: "createFloatingIP",
-      method: "POST",
-      path: "/floatingips",
-      body: { floatingip: body },
-      idempotent: false,
-      answer: v.object({ floatingip: floatingIPSchema }),
-    });
-    return answer.floatingip;
-  }
-
-  async bindFloatingIP(ctx: CallContext, id: string, portID: string | null): Promise<void> {
-    await this.#neutron.request(ctx, {
-      operation: "updateFloatingIP",
-      method: "PUT",
-      path: `/floatingips/${encodeURIComponent(id)}`,
-      body: { floatingip: { port_id: portID } },
-      answer: v.unknown(),
-    });
-  }
-
-  async deleteFloatingIP(ctx: CallContext, id: string): Promise<void> {
-    await this.#neutron.request(ctx, {
-      operation: "deleteFloatingIP",
-      method: "DELETE",
-      path: `/floatingips/${encodeURIComponent(id)}`,
-      answer: v.unknown(),
-      notFound: true,
-    });
   }
 }

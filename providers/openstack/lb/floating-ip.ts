@@ -13,13 +13,13 @@
  */
 import type { CallContext } from "../../cloud.ts";
 import { CloudApiError } from "../../kit/http/errors.ts";
-import type { OctaviaApi } from "../api/octavia.ts";
+import type { FloatingIPApi } from "../api/floating-ips.ts";
 import type { FloatingIP, OctaviaLoadBalancer } from "../api/octavia-schemas.ts";
 import { type DesiredLoadBalancer, FLOATING_IP_MARK } from "./desired.ts";
 import { matchingSubnets } from "./subnet-match.ts";
 
 export type FloatingIPCalls = Pick<
-  OctaviaApi,
+  FloatingIPApi,
   "floatingIPs" | "createFloatingIP" | "bindFloatingIP" | "deleteFloatingIP" | "subnets"
 >;
 
