@@ -110,6 +110,25 @@ describe("making and keeping a load balancer", () => {
   });
 });
 
+describe("settings of [LoadBalancer]", () => {
+  test("provider-requires-serial-api-calls: a bare create, then each listener, pool and member set", async () => {
+    w = await startLB("provider-requires-serial-api-calls = true");
+    await w.lb.ensureLoadBalancer(ctx, "kubernetes", service(), w.nodes);
+    expect(w.h.emulator.calls.count("POST /load-balancer/v2/lbaas/listeners")).toBe(1);
+    expect(w.h.emulator.calls.count("POST /load-balancer/v2/lbaas/pools")).toBe(1);
+    expect(w.h.emulator.calls.count("PUT /load-balancer/v2/lbaas/pools/:id/members")).toBe(1);
+    expect(w.only().pools[0]?.members).toHaveLength(2);
+  });
+
+  test("enable-ingress-hostname with the PROXY protocol: the status is <address>.nip.io, as OCCM's", async () => {
+    w = await startLB("enable-ingress-hostname = true");
+    const proxied = service({ [`${A}proxy-protocol`]: "true" });
+    const status = await w.lb.ensureLoadBalancer(ctx, "kubernetes", proxied, w.nodes);
+    expect(status).toEqual({ ingress: [{ hostname: `${fips()[0]?.address}.nip.io` }] });
+    expect(await w.lb.getLoadBalancer(ctx, "kubernetes", proxied)).toEqual(status);
+  });
+});
+
 describe("the floating IP's subnet", () => {
   test("floating-subnet picks the floating network's subnet by name", async () => {
     w = await startLB();

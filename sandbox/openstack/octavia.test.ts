@@ -94,6 +94,13 @@ describe("answers", () => {
     expect(fip.port_id).toBeNull();
   });
 
+  test("a network's subnets, filtered by network_id, have every documented field", async () => {
+    const network = networkNamed(h.emulator.world, "public");
+    const res = await h.call("GET", `/networking/v2.0/subnets?network_id=${network.id}`);
+    expect(res.body.subnets.map((s: { id: string }) => s.id)).toEqual([network.subnetID]);
+    expect(breaches(res.body.subnets[0], facts.subnet)).toEqual([]);
+  });
+
   test("a floating IP on a network that is not external is 400 in Neutron's envelope", async () => {
     const network = networkNamed(h.emulator.world, "private").id;
     const res = await h.call("POST", "/networking/v2.0/floatingips", {

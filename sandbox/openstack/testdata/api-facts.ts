@@ -355,3 +355,21 @@ export const floatingIP: Facts = {
   },
   enums: { status: ["ACTIVE", "DOWN", "ERROR"] },
 };
+
+/** Networking API v2.0 "Subnets": "List subnets". */
+export const subnet: Facts = {
+  required: {
+    id: "string",
+    name: "string",
+    network_id: "string",
+    ip_version: "integer",
+    cidr: "string",
+    gateway_ip: "string|null",
+    enable_dhcp: "boolean",
+    allocation_pools: "array",
+    tenant_id: "string",
+    project_id: "string",
+    description: "string",
+    tags: "array",
+  },
+};
