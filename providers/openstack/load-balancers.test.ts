@@ -120,6 +120,19 @@ describe("settings of [LoadBalancer]", () => {
     expect(w.only().pools[0]?.members).toHaveLength(2);
   });
 
+  test("cascade-delete = false: pools and listeners deleted one by one, then the load balancer", async () => {
+    w = await startLB("cascade-delete = false");
+    const ports = [
+      { name: "http", protocol: "TCP", port: 80, targetPort: 8080, nodePort: 30080 },
+      { name: "https", protocol: "TCP", port: 443, targetPort: 8443, nodePort: 30443 },
+    ];
+    await w.lb.ensureLoadBalancer(ctx, "kubernetes", service({}, { ports }), w.nodes);
+    await w.lb.ensureLoadBalancerDeleted(ctx, "kubernetes", service({}, { ports }));
+    expect(w.h.emulator.world.octavia.loadBalancers.size).toBe(0);
+    expect(w.h.emulator.calls.count("DELETE /load-balancer/v2/lbaas/pools/:id")).toBe(2);
+    expect(w.h.emulator.calls.count("DELETE /load-balancer/v2/lbaas/listeners/:id")).toBe(2);
+  });
+
   test("enable-ingress-hostname with the PROXY protocol: the status is <address>.nip.io, as OCCM's", async () => {
     w = await startLB("enable-ingress-hostname = true");
     const proxied = service({ [`${A}proxy-protocol`]: "true" });

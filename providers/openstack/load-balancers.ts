@@ -12,8 +12,8 @@
  * - **Never stuck**: one in `ERROR` is rebuilt (deleted and made again, its floating IP kept and bound to the new
  *   VIP) with a Warning; one `PENDING_*` past the deadline gets a Warning naming its state and the sync fails, to be
  *   retried (Octavia refuses every change, and a delete, until it settles).
- * - **Deleting it**: only one carrying this Service's UID tag, with cascade; the floating IP a manager made goes too,
- *   unless `keep-floatingip`.
+ * - **Deleting it**: only one carrying this Service's UID tag, with cascade unless `[LoadBalancer] cascade-delete =
+ *   false`; the floating IP a manager made goes too, unless `keep-floatingip`.
  */
 import type { ConsolaInstance } from "consola";
 import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
@@ -147,10 +147,28 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
       `load balancer ${lb.id} (${lb.name}) is in ERROR; it is deleted and made again${fip ? `, keeping floating IP ${fip.floating_ip_address}` : ""}`,
     );
     if (fip) await fips.bindFloatingIP(ctx, fip.id, null);
-    await octavia.delete(ctx, lb.id);
-    await octavia.waitGone(ctx, lb.id);
+    await remove(ctx, lb);
     const made = await createLoadBalancer(ctx, octavia, desired, serial(logger, service));
     return { lb: made, kept: fip };
+  }
+
+  /**
+   * Deletes it and waits until it is gone: with cascade (`[LoadBalancer] cascade-delete`, the default, and always in
+   * ERROR, where Octavia refuses changes to children), else each pool and listener first, as OCCM does.
+   */
+  async function remove(ctx: CallContext, lb: OctaviaLoadBalancer): Promise<void> {
+    const cascade = config.loadBalancer["cascade-delete"] || lb.provisioning_status === "ERROR";
+    if (!cascade) {
+      const view = await octavia.view(ctx, lb);
+      for (const l of view.listeners) {
+        if (l.pool) await octavia.deletePool(ctx, lb.id, l.pool.pool.id);
+        await octavia.deleteListener(ctx, lb.id, l.listener.id);
+      }
+      const fresh = await octavia.get(ctx, lb.id);
+      for (const pool of fresh?.pools ?? []) await octavia.deletePool(ctx, lb.id, pool.id);
+    }
+    await octavia.delete(ctx, lb.id, cascade);
+    await octavia.waitGone(ctx, lb.id);
   }
 
   function serial(log: typeof logger, service: Service) {
@@ -258,8 +276,7 @@ export function createOpenStackLoadBalancer(deps: OpenStackLoadBalancerDeps) {
           const how = await releaseFloatingIP(ctx, fips, fip, values.keepFloatingIP);
           logger?.info(`${serviceName(service)}: floating IP ${fip.floating_ip_address} ${how}`);
         }
-        await octavia.delete(ctx, lb.id);
-        await octavia.waitGone(ctx, lb.id);
+        await remove(ctx, lb);
         logger?.info(`${serviceName(service)}: deleted load balancer ${lb.id} (${lb.name})`);
       });
     },

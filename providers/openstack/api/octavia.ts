@@ -162,13 +162,16 @@ export class OctaviaApi {
     await this.#change(ctx, id, "updateLoadBalancer", "PUT", `/lbaas/loadbalancers/${id}`, { loadbalancer: body });
   }
 
-  /** Deletes it with everything under it; a load balancer already gone counts as deleted. */
-  async delete(ctx: CallContext, id: string): Promise<void> {
+  /**
+   * Deletes it, with everything under it unless `cascade` is false (then it must have no listener or pool left); a
+   * load balancer already gone counts as deleted.
+   */
+  async delete(ctx: CallContext, id: string, cascade = true): Promise<void> {
     await this.#octavia.request(ctx, {
       operation: "deleteLoadBalancer",
       method: "DELETE",
       path: `/lbaas/loadbalancers/${encodeURIComponent(id)}`,
-      query: { cascade: true },
+      query: { cascade: cascade ? true : undefined },
       answer: v.unknown(),
       notFound: true,
     });
