@@ -15,6 +15,7 @@ import type { SettingDoc } from "../providers/kit/settings-reference.ts";
 import { settingsTable } from "../providers/kit/settings-reference.ts";
 import { MetalRecordAnnotations, MetalServiceAnnotations } from "../providers/metal/annotations.ts";
 import { metal } from "../providers/metal/provider.ts";
+import { OpenStackAnnotations } from "../providers/openstack/annotations.ts";
 import { openstack } from "../providers/openstack/provider.ts";
 import { proxmox } from "../providers/proxmox/provider.ts";
 import { SandboxAnnotations } from "../providers/sandbox/annotations.ts";
@@ -52,7 +53,11 @@ export const PROVIDER_PAGES = {
       annotations: [...HcloudAnnotations.list, ...HcloudReservedAnnotations.list],
     }),
   "docs/providers/openstack.md": () =>
-    providerPage("docs/providers/openstack.md", { settings: openstack.settings.reference, heading: "key" }),
+    providerPage("docs/providers/openstack.md", {
+      settings: openstack.settings.reference,
+      heading: "key",
+      annotations: OpenStackAnnotations.list,
+    }),
   "docs/providers/proxmox.md": () =>
     providerPage("docs/providers/proxmox.md", { settings: proxmox.settings.reference, heading: "key" }),
   "docs/providers/metal.md": () =>

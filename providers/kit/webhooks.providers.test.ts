@@ -5,6 +5,7 @@ import type { AdmissionRequest } from "../admission.ts";
 import type { CloudProvider } from "../cloud.ts";
 import { hcloud } from "../hcloud/provider.ts";
 import { metal } from "../metal/provider.ts";
+import { openstack } from "../openstack/provider.ts";
 import { SERVICE_ANNOTATIONS_WEBHOOK } from "./webhooks.ts";
 
 // The shipped declarations, built as the command builds them (no cloud call is made), each handing its own
@@ -36,7 +37,21 @@ const providers: [string, () => Promise<CloudProvider>, string, string][] = [
     "kube-vip.io/loadbalancerIPs",
     "192.0.2.10",
   ],
+  [
+    "openstack",
+    () =>
+      openstack.build({
+        config:
+          '[Global]\nauth-url = http://127.0.0.1:9/v3\nusername = u\npassword = "p"\nuser-domain-name = Default\ntenant-name = k8s\ntenant-domain-id = default\n',
+        configSource: "cloud.conf",
+        env: {},
+      }),
+    "loadbalancer.openstack.org/connection-limit",
+    "1000",
+  ],
 ];
+
+const declarations = { hcloud, metal, openstack } as const;
 
 const review = (annotations: Record<string, string>): AdmissionRequest => ({
   uid: "u1",
@@ -51,7 +66,7 @@ const review = (annotations: Record<string, string>): AdmissionRequest => ({
 describe.each(providers)("%s's Service-annotation webhook", (name, build, key, valid) => {
   test("is declared under the shared name", async () => {
     expect(Object.keys((await build()).webhooks ?? {})).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
-    expect((name === "hcloud" ? hcloud : metal).webhookNames).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
+    expect(declarations[name as keyof typeof declarations].webhookNames).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
   });
 
   test("refuses an invalid value of the provider's annotation, naming it", async () => {

@@ -14,8 +14,8 @@
  * Stricter than OCCM, whose gcfg reader ignores what it does not know (`gcfg.FatalOnly`) and which logs a warning for
  * a bad `address-sort-order` item or `lb-provider`: an unknown section or key, a value of the wrong kind, a missing
  * credential and an invalid CIDR are one `ConfigError` naming each `[Section] key`, secrets never shown. The
- * `[LoadBalancer]`, `[LoadBalancerClass "…"]` and `[Route]` keys are read and validated already; nothing uses
- * them yet (load balancers and routes come later).
+ * `[Route]` keys, `manage-security-groups` and `max-shared-lb` are read and validated, but nothing acts on them yet
+ * (routes, security groups and shared load balancers come later).
  */
 import * as v from "valibot";
 import { ConfigError, type ConfigIssue } from "../../config/errors.ts";

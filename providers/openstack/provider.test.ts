@@ -23,6 +23,17 @@ describe("the openstack provider", () => {
     expect(h.emulator.calls.count("GET /compute/v2.1/flavors")).toBe(1);
   });
 
+  test("a catalog without Octavia names it and the fix; with load balancers off it passes", async () => {
+    await h.stop();
+    h = startHarness({ octavia: false });
+    await expect((await osProvider(h)).verifyAccess?.(ctx)).rejects.toThrow(
+      /load-balancer \(Octavia\) endpoint \(on a cloud without Octavia, set \[LoadBalancer\] enabled = false\)/,
+    );
+    const off = await osProvider(h, passwordConf(h, "[LoadBalancer]\nenabled = false"));
+    await off.verifyAccess?.(ctx);
+    expect(off.loadBalancer).toBeUndefined();
+  });
+
   test("verifyAccess with an application credential passes", async () => {
     const c = addAppCredential(h.emulator.world, {
       name: "ccm",

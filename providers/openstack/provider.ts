@@ -1,25 +1,36 @@
 /**
- * The openstack provider: OCCM's `cloud.conf` in, a `CloudProvider` over Keystone v3, Nova and Neutron out, with
- * `instancesV2` over servers. Load balancers (Octavia) and routes come later; their settings are read already.
+ * The openstack provider: OCCM's `cloud.conf` in, a `CloudProvider` over Keystone v3, Nova, Neutron and Octavia
+ * out, with `instancesV2` over servers and, unless `[LoadBalancer] enabled = false`, load balancers over Octavia.
+ * Routes come later; their settings are read already.
  * Like OCCM it has a cluster ID of Kubernetes' kind (`HasClusterID` true). The factory calls no API: `doctor` asks
  * `verifyAccess` (a token, then Nova and Neutron in its catalog), and the start proves the same, so wrong
  * credentials stop the manager naming the `[Global]` keys.
  */
+import type { ConsolaInstance } from "consola";
 import { redactUrlCredentials } from "../../net/url-credentials.ts";
 import type { CallContext, CloudProvider, ProviderRuntime } from "../cloud.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { cloudFailureKind } from "../kit/http/errors.ts";
+import type { RuntimeHandle } from "../kit/runtime-handle.ts";
 import type { ReadFile } from "../kit/secret-file.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK, serviceAnnotationsWebhook } from "../kit/webhooks.ts";
+import { OpenStackAnnotations } from "./annotations.ts";
 import { createKeystoneClient, OpenStackService, openStackRateLimit } from "./api/client.ts";
 import { type ComputeApi, HttpComputeApi } from "./api/compute.ts";
+import { FloatingIPApi } from "./api/floating-ips.ts";
 import { KeystoneSession } from "./api/keystone.ts";
+import { OctaviaApi } from "./api/octavia.ts";
 import type { AuthOptions } from "./auth-options.ts";
 import { type OpenStackConfig, readOpenStackConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
+import { createOpenStackLoadBalancer } from "./load-balancers.ts";
 import { openStackSettingDocs } from "./settings-reference.ts";
 
 export const openStackProviderName = "openstack";
+
+/** How long a load balancer's `PENDING_*` status is waited on before the sync fails with a Warning. */
+export const LOAD_BALANCER_DEADLINE_MS = 300_000;
 
 export const openStackSettings: ProviderSettings<OpenStackConfig> = {
   reference: openStackSettingDocs,
@@ -34,6 +45,9 @@ export const openstack = defineProvider({
   settings: openStackSettings,
   rateLimit: openStackRateLimit,
   eventsComponent: "cloud-provider-openstack",
+  webhooks: {
+    [SERVICE_ANNOTATIONS_WEBHOOK]: serviceAnnotationsWebhook((s) => OpenStackAnnotations.read(s).problems),
+  },
   async create(ctx) {
     const { auth, metadata } = ctx.settings;
     const fetch = await tlsFetch(auth, ctx.http.fetch ?? globalThis.fetch, ctx.readFile);
@@ -53,9 +67,22 @@ export const openstack = defineProvider({
       name: "neutron",
       suffix: "/v2.0",
     });
+    const octavia = new OpenStackService({
+      ...tuning,
+      ...where,
+      session,
+      type: "load-balancer",
+      name: "octavia",
+      suffix: "/v2",
+    });
+    const floatingIPs = new FloatingIPApi(neutron);
     return openStackProvider({
       config: ctx.settings,
       compute: new HttpComputeApi(nova, neutron),
+      octavia: new OctaviaApi(octavia, floatingIPs, { ...ctx.clock, deadlineMs: LOAD_BALANCER_DEADLINE_MS }),
+      floatingIPs,
+      octaviaEndpoint: octavia,
+      runtime: ctx.runtime,
       keystone: session,
       nova,
       neutron,
@@ -93,11 +120,30 @@ export interface OpenStackParts {
   /** For `verifyAccess`: each must be in the token's catalog. */
   readonly nova: { baseUrl(ctx: CallContext): Promise<string> };
   readonly neutron: { baseUrl(ctx: CallContext): Promise<string> };
-  readonly logger?: { warn(message: string): void };
+  readonly logger?: ConsolaInstance | undefined;
+  /** Octavia and Neutron's floating IPs; without it (tests of nodes alone) there are no load balancers. */
+  readonly octavia?: OctaviaApi | undefined;
+  /** Neutron's floating IPs and subnets, with `octavia`. */
+  readonly floatingIPs?: FloatingIPApi | undefined;
+  /** For `verifyAccess` when load balancers are on: Octavia must be in the token's catalog. */
+  readonly octaviaEndpoint?: { baseUrl(ctx: CallContext): Promise<string> } | undefined;
+  /** Warning events once the manager initializes the provider; without it (tests) log only. */
+  readonly runtime?: RuntimeHandle | undefined;
 }
 
 export function openStackProvider(parts: OpenStackParts) {
   const { config, compute } = parts;
+  const loadBalancer =
+    parts.octavia && parts.floatingIPs && config.loadBalancer.enabled
+      ? createOpenStackLoadBalancer({
+          octavia: parts.octavia,
+          floatingIPs: parts.floatingIPs,
+          compute,
+          config,
+          logger: parts.logger,
+          warn: (service, reason, message) => parts.runtime?.serviceWarnings.warn(service, reason, message),
+        })
+      : undefined;
 
   async function checkAccess(ctx: CallContext): Promise<void> {
     let step = `Keystone at [Global] auth-url=${redactUrlCredentials(config.auth.authUrl)}`;
@@ -107,6 +153,10 @@ export function openStackProvider(parts: OpenStackParts) {
       const novaUrl = await parts.nova.baseUrl(ctx);
       step = "the network (Neutron) endpoint";
       await parts.neutron.baseUrl(ctx);
+      if (loadBalancer && parts.octaviaEndpoint) {
+        step = "the load-balancer (Octavia) endpoint (on a cloud without Octavia, set [LoadBalancer] enabled = false)";
+        await parts.octaviaEndpoint.baseUrl(ctx);
+      }
       step = `Nova at ${redactUrlCredentials(novaUrl)}`;
       await compute.listFlavors(ctx);
     } catch (err) {
@@ -133,5 +183,6 @@ export function openStackProvider(parts: OpenStackParts) {
       regionalProviderIDs: config.regionalProviderIDs,
       logger: parts.logger,
     }),
+    ...(loadBalancer ? { loadBalancer } : {}),
   } satisfies Omit<CloudProvider, "rateLimit">;
 }

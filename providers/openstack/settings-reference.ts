@@ -4,7 +4,9 @@
  */
 import type { SettingDoc } from "../kit/settings-reference.ts";
 
-const lbLater = "load balancers (not in this version yet; read and validated now):";
+const lbs = "load balancers:";
+/** Keys OCCM reads that this version validates but does not act on. */
+const lbUnused = "load balancers (read and validated; not acted on in this version):";
 
 const g = (key: string) => `[Global] ${key}`;
 const lb = (key: string) => `[LoadBalancer] ${key}`;
@@ -120,8 +122,8 @@ export const openStackSettingDocs: readonly SettingDoc[] = [
     meaning: "a Go duration: the timeout of each OpenStack API request, as OCCM uses it",
   },
   { names: ["[Route] router-id"], default: "not set", meaning: "routes (not in this version yet): the Neutron router" },
-  { names: [lb("enabled")], default: "`true`", meaning: `${lbLater} \`false\` turns the load-balancer controller off` },
-  { names: [lb("lb-version")], default: "not set", meaning: `${lbLater} only \`v2\`` },
+  { names: [lb("enabled")], default: "`true`", meaning: `${lbs} \`false\` turns the load-balancer controller off` },
+  { names: [lb("lb-version")], default: "not set", meaning: `${lbs} only \`v2\`` },
   {
     names: [
       lb("floating-network-id"),
@@ -133,63 +135,72 @@ export const openStackSettingDocs: readonly SettingDoc[] = [
       lb("member-subnet-id"),
     ],
     default: "not set",
-    meaning: `${lbLater} where the VIP, its floating IP and the members are placed, as OCCM's keys of the same names`,
+    meaning: `${lbs} where the VIP, its floating IP and the members are placed, as OCCM's keys of the same names`,
   },
   {
     names: [cls("floating-network-id"), cls("floating-subnet-id"), cls("floating-subnet"), cls("floating-subnet-tags")],
     default: "not set",
-    meaning: `${lbLater} a named class of placements, chosen by a Service's \`loadbalancer.openstack.org/class\``,
+    meaning: `${lbs} a named class of placements, chosen by a Service's \`loadbalancer.openstack.org/class\``,
   },
   {
     names: [cls("network-id"), cls("subnet-id"), cls("member-subnet-id")],
     default: "not set",
-    meaning: `${lbLater} the class's networks, as the \`[LoadBalancer]\` keys`,
+    meaning: `${lbs} the class's networks, as the \`[LoadBalancer]\` keys`,
   },
   {
     names: [lb("lb-method")],
     default: "`ROUND_ROBIN`",
-    meaning: `${lbLater} \`ROUND_ROBIN\`, \`LEAST_CONNECTIONS\`, \`SOURCE_IP\`, or \`SOURCE_IP_PORT\` for ovn`,
+    meaning: `${lbs} \`ROUND_ROBIN\`, \`LEAST_CONNECTIONS\`, \`SOURCE_IP\`, or \`SOURCE_IP_PORT\` for ovn`,
   },
   {
     names: [lb("lb-provider")],
     default: "`amphora`",
-    meaning: `${lbLater} the Octavia provider; other than amphora, octavia, ovn, f5 or amphorav2 is a warning`,
+    meaning: `${lbs} the Octavia provider; other than amphora, octavia, ovn, f5 or amphorav2 is a warning`,
   },
   {
     names: [lb("create-monitor"), lb("monitor-delay"), lb("monitor-timeout")],
     default: "`false`, `5s`, `3s`",
-    meaning: `${lbLater} health monitors, their interval and timeout (Go durations)`,
+    meaning: `${lbs} health monitors, their interval and timeout (Go durations)`,
   },
   {
     names: [lb("monitor-max-retries"), lb("monitor-max-retries-down")],
     default: "`1`, `3`",
-    meaning: `${lbLater} checks before a member is up, or down (1–10)`,
+    meaning: `${lbs} checks before a member is up, or down (1–10)`,
   },
   {
-    names: [lb("manage-security-groups"), lb("internal-lb"), lb("cascade-delete")],
-    default: "`false`, `false`, `true`",
-    meaning: `${lbLater} security groups for members, no floating IP by default, cascade deletion`,
+    names: [lb("internal-lb"), lb("cascade-delete")],
+    default: "`false`, `true`",
+    meaning: `${lbs} every load balancer internal (no floating IP); cascade deletion, else children deleted first`,
   },
-  { names: [lb("node-selector")], default: "not set", meaning: `${lbLater} \`key=value\` pairs members must match` },
+  {
+    names: [lb("manage-security-groups")],
+    default: "`false`",
+    meaning: `${lbUnused} security groups for the members' ports`,
+  },
+  { names: [lb("node-selector")], default: "not set", meaning: `${lbs} \`key=value\` pairs members must match` },
   {
     names: [lb("flavor-id"), lb("availability-zone")],
     default: "not set",
-    meaning: `${lbLater} the Octavia flavor and availability zone`,
+    meaning: `${lbs} the Octavia flavor and availability zone`,
   },
   {
     names: [lb("enable-ingress-hostname"), lb("ingress-hostname-suffix")],
     default: "`false`, `nip.io`",
-    meaning: `${lbLater} a hostname instead of the IP in the status, for the PROXY protocol`,
+    meaning: `${lbs} a hostname instead of the IP in the status, for the PROXY protocol`,
   },
-  { names: [lb("max-shared-lb")], default: "`2`", meaning: `${lbLater} Services that may share one load balancer` },
+  {
+    names: [lb("max-shared-lb")],
+    default: "`2`",
+    meaning: `${lbUnused} Services that may share one load balancer (sharing is not offered)`,
+  },
   {
     names: [lb("container-store"), lb("default-tls-container-ref")],
     default: "`barbican`, not set",
-    meaning: `${lbLater} where TLS containers live, and the default one for TERMINATED_HTTPS listeners`,
+    meaning: `${lbs} where TLS containers live (not checked here; Octavia checks the reference), and the default one for TERMINATED_HTTPS listeners`,
   },
   {
     names: [lb("provider-requires-serial-api-calls")],
     default: "`false`",
-    meaning: `${lbLater} \`true\` creates load balancers step by step instead of one fully populated create`,
+    meaning: `${lbs} \`true\` creates load balancers step by step instead of one fully populated create`,
   },
 ];

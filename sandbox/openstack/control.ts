@@ -1,12 +1,20 @@
 /**
  * The emulator's control API under `/_emulator`, for tests and the sandbox: make, change and delete servers as an
- * operator would behind the manager's back, expire every token, and inject faults. It needs no token.
+ * operator would behind the manager's back, break a load balancer (`ERROR`, stuck `PENDING_UPDATE`), expire every
+ * token, and inject faults. It needs no token.
  */
 import * as v from "valibot";
 import { OsError } from "./errors.ts";
 import { faultsSchema } from "./faults.ts";
 import { type Call, type Endpoint, json } from "./server.ts";
 import { createServer, deleteServer } from "./state.ts";
+
+const loadBalancerChange = v.strictObject({
+  /** `ERROR` or `PENDING_UPDATE` now (an operator's view of a broken load balancer), or `ACTIVE` to release it. */
+  status: v.exactOptional(v.picklist(["ACTIVE", "ERROR", "PENDING_UPDATE"])),
+  /** What the next settling does: `stuck` never leaves `PENDING_*`, `error` lands in `ERROR`; `none` clears it. */
+  fault: v.exactOptional(v.picklist(["stuck", "error", "none"])),
+});
 
 const serverSpec = v.strictObject({
   name: v.pipe(v.string(), v.minLength(1)),
@@ -66,6 +74,23 @@ export const controlEndpoints: readonly Endpoint[] = [
     handle(call) {
       if (!deleteServer(call.world, call.params.id ?? "")) throw new OsError(404, `no server ${call.params.id}`);
       return new Response(null, { status: 204 });
+    },
+  },
+  {
+    service: "control",
+    method: "PUT",
+    route: "/_emulator/loadbalancers/:id",
+    anonymous: true,
+    async handle(call) {
+      const lb = call.world.octavia.loadBalancers.get(call.params.id ?? "");
+      if (!lb) throw new OsError(404, `no load balancer ${call.params.id}`);
+      const change = await parsed(call, loadBalancerChange);
+      if (change.status !== undefined) {
+        lb.status = change.status;
+        lb.pendingLeft = call.world.octavia.pendingReads;
+      }
+      if (change.fault !== undefined) lb.fault = change.fault === "none" ? undefined : change.fault;
+      return json({ id: lb.id, status: lb.status, fault: lb.fault ?? "none" });
     },
   },
   {

@@ -4,9 +4,10 @@
  * - Keystone, and keystonemiddleware's 401 in front of every service: `{"error": {"code", "title", "message"}}`.
  * - Nova: the fault's name as the only key, `{"itemNotFound": {"code": 404, "message"}}`.
  * - Neutron: `{"NeutronError": {"type", "message", "detail"}}`.
+ * - Octavia (WSME): `{"faultcode": "Client" | "Server", "faultstring", "debuginfo": null}`.
  */
 
-export type Service = "identity" | "compute" | "network";
+export type Service = "identity" | "compute" | "network" | "load-balancer";
 
 const TITLES: Readonly<Record<number, string>> = {
   400: "Bad Request",
@@ -70,6 +71,9 @@ export function envelope(service: Service, err: OsError): unknown {
   }
   if (service === "compute") {
     return { [NOVA_FAULTS[err.status] ?? "computeFault"]: { code: err.status, message: err.message } };
+  }
+  if (service === "load-balancer") {
+    return { faultcode: err.status < 500 ? "Client" : "Server", faultstring: err.message, debuginfo: null };
   }
   return {
     NeutronError: { type: err.type ?? NEUTRON_TYPES[err.status] ?? "HTTPError", message: err.message, detail: "" },

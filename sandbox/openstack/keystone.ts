@@ -132,7 +132,7 @@ async function issueToken(call: Call): Promise<Response> {
   return json({ token }, 201, { "x-subject-token": value });
 }
 
-/** Keystone, Nova and Neutron, each with a public and an internal endpoint in the emulator's region. */
+/** Keystone, Nova, Neutron and Octavia, each with a public and an internal endpoint in the emulator's region. */
 export function catalogOf(call: Call): unknown[] {
   const region = call.emulator.region;
   const entry = (type: string, name: string, url: string) => ({
@@ -151,6 +151,7 @@ export function catalogOf(call: Call): unknown[] {
     entry("identity", "keystone", `${call.base}/identity`),
     entry("compute", "nova", `${call.base}/compute/v2.1`),
     entry("network", "neutron", `${call.base}/networking`),
+    ...(call.emulator.octavia ? [entry("load-balancer", "octavia", `${call.base}/load-balancer`)] : []),
   ];
 }
 

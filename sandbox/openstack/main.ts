@@ -3,13 +3,14 @@
  *
  *   npx bun sandbox/openstack/main.ts [--port 0] [--password <password>] [--servers 3] [--region RegionOne]
  *
- * It prints a `cloud.conf` for openstack-cloud-controller-manager that authenticates as its user, and serves until
+ * It prints a `cloud.conf` for openstack-cloud-controller-manager that authenticates as its user and takes floating
+ * IPs for load balancers from its `public` network, and serves until
  * SIGINT or SIGTERM. `--servers N` creates N ACTIVE servers `node-1…` with a floating IP each.
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { startOpenStackEmulator } from "./server.ts";
-import { createServer } from "./state.ts";
+import { createServer, networkNamed } from "./state.ts";
 
 function whole(flag: string, text: string | undefined, fallback: number, max: number): number {
   if (text === undefined) return fallback;
@@ -49,6 +50,9 @@ function main(): void {
   console.log("tenant-name = k8s");
   console.log("tenant-domain-id = default");
   console.log(`region = ${region}`);
+  console.log("");
+  console.log("[LoadBalancer]");
+  console.log(`floating-network-id = ${networkNamed(emulator.world, "public").id}`);
   console.log(`# control API: ${emulator.controlUrl} (no token); stop with Ctrl-C`);
   const stop = () => void emulator.stop().then(() => process.exit(0));
   process.on("SIGINT", stop);

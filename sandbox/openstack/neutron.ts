@@ -1,5 +1,5 @@
 /**
- * Neutron (Networking API v2.0): ports and networks, read-only; a trunk's parent port carries `trunk_details`. Ports filter by `device_id`, `network_id` and
+ * Neutron (Networking API v2.0): ports, networks and subnets (by `network_id`), read-only; a trunk's parent port carries `trunk_details`. Ports filter by `device_id`, `network_id` and
  * `status`; with `limit` a full page carries `ports_links` with `rel: next` and its `marker`, as Neutron's native
  * pagination does. An unknown port is 404 `PortNotFound`, an unknown network 404 `NetworkNotFound`.
  */
@@ -102,7 +102,36 @@ function listPorts(call: Call): Response {
   return json({ ports: ports.map((p) => portBody(call, p)), ...(links.length > 0 && { ports_links: links }) });
 }
 
+function subnetBody(call: Call, n: Network) {
+  const project = call.emulator.project.id;
+  const v6 = n.prefix.includes(":");
+  return {
+    id: n.subnetID,
+    name: n.subnetName,
+    network_id: n.id,
+    ip_version: v6 ? 6 : 4,
+    cidr: v6 ? `${n.prefix}/64` : `${n.prefix}0/24`,
+    gateway_ip: `${n.prefix}1`,
+    enable_dhcp: true,
+    allocation_pools: [],
+    tenant_id: project,
+    project_id: project,
+    description: "",
+    tags: [...n.subnetTags],
+  };
+}
+
 export const neutronEndpoints: readonly Endpoint[] = [
+  {
+    service: "network",
+    method: "GET",
+    route: "/networking/v2.0/subnets",
+    handle: (call) => {
+      const network = call.url.searchParams.get("network_id");
+      const list = [...call.world.networks.values()].filter((n) => network === null || n.id === network);
+      return json({ subnets: list.map((n) => subnetBody(call, n)) });
+    },
+  },
   { service: "network", method: "GET", route: "/networking/v2.0/ports", handle: listPorts },
   {
     service: "network",

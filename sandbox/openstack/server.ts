@@ -1,11 +1,12 @@
 /**
  * A local emulator of the OpenStack APIs a cloud controller manager uses for its nodes (docs/emulators.md): Keystone
- * v3 under `/identity/v3`, Nova v2.1 under `/compute/v2.1`, Neutron v2.0 under `/networking/v2.0`, all on one
+ * v3 under `/identity/v3`, Nova v2.1 under `/compute/v2.1`, Neutron v2.0 under `/networking/v2.0`, Octavia v2 under
+ * `/load-balancer/v2`, all on one
  * port on 127.0.0.1, as devstack lays them out; the token's catalog points at them. The control API is under
  * `/_emulator`. Written from the OpenStack API reference; the provider's real client talks to it over HTTP.
  *
  * This file is the whole of the server's plumbing (serve, route, count, inject faults) so it can move onto the
- * shared emulator kit as one piece; the services' behaviour lives in keystone.ts, nova.ts and neutron.ts.
+ * shared emulator kit as one piece; the services' behaviour lives in keystone.ts, nova.ts, neutron.ts, floating-ips.ts and octavia.ts.
  */
 import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
@@ -13,9 +14,11 @@ import { type Random, seededRandom } from "../cloud/random.ts";
 import { controlEndpoints } from "./control.ts";
 import { envelope, OsError, type Service, unauthorized } from "./errors.ts";
 import { Faults } from "./faults.ts";
+import { floatingIPEndpoints } from "./floating-ips.ts";
 import { keystoneEndpoints } from "./keystone.ts";
 import { neutronEndpoints } from "./neutron.ts";
 import { novaEndpoints } from "./nova.ts";
+import { octaviaEndpoints } from "./octavia.ts";
 import { type Project, seedProject, type User, World } from "./state.ts";
 
 export interface Call {
@@ -53,6 +56,8 @@ export interface OpenStackEmulatorOptions {
   readonly random?: Random;
   /** Nova's highest microversion, `[2, 96]` by default; `[2, 46]` plays a cloud older than Pike. */
   readonly novaMaxMicroversion?: readonly [number, number];
+  /** Whether the catalog lists Octavia (`load-balancer`); default true. `false` plays a cloud without it. */
+  readonly octavia?: boolean;
   readonly logger?: ConsolaInstance;
 }
 
@@ -64,6 +69,8 @@ export interface OpenStackEmulator {
   readonly controlUrl: string;
   readonly region: string;
   readonly novaMaxMicroversion: readonly [number, number];
+  /** Whether the catalog lists Octavia. */
+  readonly octavia: boolean;
   readonly world: World;
   readonly faults: Faults;
   readonly calls: CallCounter;
@@ -85,7 +92,14 @@ export function startOpenStackEmulator(options: OpenStackEmulatorOptions = {}): 
   const faults = new Faults(random);
   const calls = new CallCounter();
   const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
-  const endpoints = [...keystoneEndpoints, ...novaEndpoints, ...neutronEndpoints, ...controlEndpoints];
+  const endpoints = [
+    ...keystoneEndpoints,
+    ...novaEndpoints,
+    ...neutronEndpoints,
+    ...floatingIPEndpoints,
+    ...octaviaEndpoints,
+    ...controlEndpoints,
+  ];
   // Assigned once the server's port is known; the handler reads it only when a request arrives.
   let emulator: OpenStackEmulator;
   const server = Bun.serve({
@@ -141,6 +155,7 @@ export function startOpenStackEmulator(options: OpenStackEmulatorOptions = {}): 
     controlUrl: `${base}/_emulator`,
     region: options.region ?? "RegionOne",
     novaMaxMicroversion: options.novaMaxMicroversion ?? [2, 96],
+    octavia: options.octavia ?? true,
     world,
     faults,
     calls,
@@ -156,6 +171,7 @@ export function startOpenStackEmulator(options: OpenStackEmulatorOptions = {}): 
 function serviceOf(path: string): Service | "control" {
   if (path.startsWith("/compute/")) return "compute";
   if (path.startsWith("/networking/")) return "network";
+  if (path.startsWith("/load-balancer/")) return "load-balancer";
   if (path.startsWith("/_emulator/")) return "control";
   return "identity";
 }

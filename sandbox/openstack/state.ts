@@ -4,6 +4,7 @@
  * with `createServer` and the other helpers.
  */
 import type { Random } from "../cloud/random.ts";
+import { OctaviaWorld } from "./octavia-state.ts";
 
 export interface User {
   readonly id: string;
@@ -50,8 +51,10 @@ export interface Flavor {
 
 export interface Network {
   readonly id: string;
-  /** The one subnet its addresses come from. */
+  /** The one subnet its addresses come from, its name (`<network>-subnet`) and Neutron tags. */
   readonly subnetID: string;
+  readonly subnetName: string;
+  readonly subnetTags: readonly string[];
   readonly name: string;
   readonly external: boolean;
   /** The next host number handed out on it. */
@@ -97,6 +100,8 @@ export class World {
   readonly networks = new Map<string, Network>();
   readonly ports = new Map<string, Port>();
   readonly servers = new Map<string, Server>();
+  /** Octavia's load balancers and Neutron's floating IPs. */
+  readonly octavia = new OctaviaWorld();
   /** How long a token lives, in ms (Keystone's default `[token] expiration` is one hour). */
   tokenLifetimeMs = 3_600_000;
   readonly #random: Random;
@@ -161,8 +166,19 @@ export function addFlavor(world: World, spec: { name: string; vcpus?: number; ra
 }
 
 /** A network whose addresses are `<prefix><n>`: `10.0.0.` or `fd00::`. */
-export function addNetwork(world: World, spec: { name: string; prefix: string; external?: boolean }): Network {
-  const network = { id: world.uuid(), subnetID: world.uuid(), external: false, next: 10, ...spec };
+export function addNetwork(
+  world: World,
+  spec: { name: string; prefix: string; external?: boolean; subnetName?: string; subnetTags?: readonly string[] },
+): Network {
+  const network = {
+    id: world.uuid(),
+    subnetID: world.uuid(),
+    external: false,
+    next: 10,
+    subnetName: `${spec.name}-subnet`,
+    subnetTags: [],
+    ...spec,
+  };
   world.networks.set(network.id, network);
   return network;
 }

@@ -5,6 +5,7 @@
 import { steppingClock } from "../../providers/kit/http/testing.ts";
 import { type OpenStackEmulator, type OpenStackEmulatorOptions, startOpenStackEmulator } from "./server.ts";
 import { createServer, type ServerSpec } from "./state.ts";
+import type { Facts, FieldType } from "./testdata/api-facts.ts";
 
 export const USERNAME = "admin";
 export const PASSWORD = "secret-password-0123";
@@ -84,4 +85,26 @@ export function startHarness(options: Partial<OpenStackEmulatorOptions> = {}): H
     stop: () => emulator.stop(),
   };
   return harness;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (Number.isInteger(value)) return "integer";
+  return typeof value;
+}
+
+/** Every way `object` breaks `f`, as readable lines (empty when it fits). */
+export function breaches(object: Record<string, unknown>, f: Facts): string[] {
+  const out: string[] = [];
+  for (const [field, type] of Object.entries(f.required)) {
+    if (!(field in object)) out.push(`${field}: required but missing`);
+    else if (!(type as FieldType).split("|").includes(typeOf(object[field])))
+      out.push(`${field}: ${typeOf(object[field])}, not ${type}`);
+  }
+  for (const [field, allowed] of Object.entries(f.enums ?? {})) {
+    if (field in object && !allowed.includes(object[field] as string))
+      out.push(`${field}: '${object[field]}' not in enum`);
+  }
+  return out;
 }

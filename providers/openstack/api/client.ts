@@ -4,7 +4,8 @@
  *
  * - Keystone: `{"error": {"code": 401, "title": "Unauthorized", "message": …}}`;
  * - Nova: `{"itemNotFound": {"code": 404, "message": …}}`, the fault's name as the key;
- * - Neutron: `{"NeutronError": {"type": "PortNotFound", "message": …, "detail": ""}}`.
+ * - Neutron: `{"NeutronError": {"type": "PortNotFound", "message": …, "detail": ""}}`;
+ * - Octavia: `{"faultcode": "Client", "faultstring": …, "debuginfo": null}`.
  *
  * A 401 from a service means the token was revoked or expired early: it is dropped and the call made once more with
  * a new one, as gophercloud's reauthentication does.
@@ -21,6 +22,10 @@ export const openStackRateLimit: RateLimit = { qps: 10, burst: 20 };
 /** The error code and message of any OpenStack service's envelope. */
 export function openStackErrorOf(body: unknown): { code: string; message: string } | undefined {
   if (body === null || typeof body !== "object") return undefined;
+  const wsme = body as Record<string, unknown>;
+  if (typeof wsme.faultstring === "string") {
+    return { code: typeof wsme.faultcode === "string" ? wsme.faultcode : "fault", message: wsme.faultstring };
+  }
   const entries = Object.entries(body as Record<string, unknown>);
   if (entries.length !== 1) return undefined;
   const [key, inner] = entries[0] as [string, unknown];

@@ -2,7 +2,9 @@
  * Facts from the published OpenStack API reference, restated by hand: the Identity API v3 ("Authentication and
  * token management": password authentication with scoped authorization, authenticating with an application
  * credential), the Compute API v2.1 ("Servers", "List Servers Detailed", "Show Server Details", "Flavors", and the
- * microversion history for 2.47), and the Networking API v2.0 ("Ports", and the trunk details extension). For each answer: the fields the reference
+ * microversion history for 2.47), the Networking API v2.0 ("Ports", "Floating IPs", and the trunk details
+ * extension) and the Load Balancer API v2 ("Load Balancers", "Listeners", "Pools", "Members", "Health Monitors",
+ * "Provisioning Status Codes"). For each answer: the fields the reference
  * lists as always present with their types, enums, and the shape of errors and of pagination links. No file of
  * the reference is copied; the emulator's tests check its answers against these facts.
  */
@@ -197,4 +199,177 @@ export const novaMicroversion = {
   legacyHeader: "X-OpenStack-Nova-API-Version",
   min: "2.1",
   flavorEmbedded: "2.47",
+};
+
+/** The Load Balancer API v2's provisioning and operating statuses ("Provisioning Status Codes"). */
+export const provisioningStatuses = [
+  "ACTIVE",
+  "DELETED",
+  "ERROR",
+  "PENDING_CREATE",
+  "PENDING_UPDATE",
+  "PENDING_DELETE",
+];
+export const operatingStatuses = ["ONLINE", "DRAINING", "OFFLINE", "DEGRADED", "ERROR", "NO_MONITOR"];
+
+/** "Show Load Balancer details" / "List Load Balancers". */
+export const octaviaLoadBalancer: Facts = {
+  required: {
+    id: "string",
+    name: "string",
+    description: "string",
+    admin_state_up: "boolean",
+    project_id: "string",
+    provisioning_status: "string",
+    operating_status: "string",
+    provider: "string",
+    vip_address: "string",
+    vip_port_id: "string",
+    vip_subnet_id: "string",
+    vip_network_id: "string",
+    vip_qos_policy_id: "string|null",
+    flavor_id: "string",
+    availability_zone: "string|null",
+    listeners: "array",
+    pools: "array",
+    tags: "array",
+    created_at: "string",
+    updated_at: "string",
+  },
+  enums: { provisioning_status: provisioningStatuses, operating_status: operatingStatuses },
+};
+
+/** "Show Listener details". */
+export const octaviaListener: Facts = {
+  required: {
+    id: "string",
+    name: "string",
+    description: "string",
+    admin_state_up: "boolean",
+    protocol: "string",
+    protocol_port: "integer",
+    connection_limit: "integer",
+    default_pool_id: "string|null",
+    default_tls_container_ref: "string|null",
+    loadbalancers: "array",
+    insert_headers: "object",
+    timeout_client_data: "integer",
+    timeout_member_connect: "integer",
+    timeout_member_data: "integer",
+    timeout_tcp_inspect: "integer",
+    provisioning_status: "string",
+    operating_status: "string",
+    tags: "array",
+  },
+  enums: {
+    protocol: ["HTTP", "HTTPS", "SCTP", "TCP", "TERMINATED_HTTPS", "UDP", "PROMETHEUS"],
+    provisioning_status: provisioningStatuses,
+  },
+};
+
+/** "Show Pool details". */
+export const octaviaPool: Facts = {
+  required: {
+    id: "string",
+    name: "string",
+    description: "string",
+    admin_state_up: "boolean",
+    protocol: "string",
+    lb_algorithm: "string",
+    session_persistence: "object|null",
+    listeners: "array",
+    loadbalancers: "array",
+    members: "array",
+    healthmonitor_id: "string|null",
+    provisioning_status: "string",
+    operating_status: "string",
+    tags: "array",
+  },
+  enums: {
+    protocol: ["HTTP", "HTTPS", "PROXY", "PROXYV2", "SCTP", "TCP", "UDP"],
+    lb_algorithm: ["LEAST_CONNECTIONS", "ROUND_ROBIN", "SOURCE_IP", "SOURCE_IP_PORT"],
+    provisioning_status: provisioningStatuses,
+  },
+};
+
+/** "List Members". */
+export const octaviaMember: Facts = {
+  required: {
+    id: "string",
+    name: "string",
+    address: "string",
+    protocol_port: "integer",
+    subnet_id: "string",
+    weight: "integer",
+    backup: "boolean",
+    admin_state_up: "boolean",
+    provisioning_status: "string",
+    operating_status: "string",
+    tags: "array",
+  },
+  enums: { provisioning_status: provisioningStatuses, operating_status: operatingStatuses },
+};
+
+/** "Show Health Monitor details". */
+export const octaviaMonitor: Facts = {
+  required: {
+    id: "string",
+    name: "string",
+    type: "string",
+    delay: "integer",
+    timeout: "integer",
+    max_retries: "integer",
+    max_retries_down: "integer",
+    pools: "array",
+    admin_state_up: "boolean",
+    provisioning_status: "string",
+    operating_status: "string",
+    tags: "array",
+  },
+  enums: { type: ["HTTP", "HTTPS", "PING", "SCTP", "TCP", "TLS-HELLO", "UDP-CONNECT"] },
+};
+
+/** Octavia's error body (WSME): `{"faultcode": "Client", "faultstring": …, "debuginfo": null}`. */
+export const octaviaFault: Facts = {
+  required: { faultcode: "string", faultstring: "string", debuginfo: "string|null" },
+  enums: { faultcode: ["Client", "Server"] },
+};
+
+/** Networking API v2.0 "Floating IPs": "Show floating IP details". */
+export const floatingIP: Facts = {
+  required: {
+    id: "string",
+    floating_ip_address: "string",
+    floating_network_id: "string",
+    port_id: "string|null",
+    fixed_ip_address: "string|null",
+    router_id: "string|null",
+    status: "string",
+    description: "string",
+    tenant_id: "string",
+    project_id: "string",
+    tags: "array",
+    created_at: "string",
+    updated_at: "string",
+    revision_number: "integer",
+  },
+  enums: { status: ["ACTIVE", "DOWN", "ERROR"] },
+};
+
+/** Networking API v2.0 "Subnets": "List subnets". */
+export const subnet: Facts = {
+  required: {
+    id: "string",
+    name: "string",
+    network_id: "string",
+    ip_version: "integer",
+    cidr: "string",
+    gateway_ip: "string|null",
+    enable_dhcp: "boolean",
+    allocation_pools: "array",
+    tenant_id: "string",
+    project_id: "string",
+    description: "string",
+    tags: "array",
+  },
 };
