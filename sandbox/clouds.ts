@@ -129,7 +129,7 @@ async function startEmulator(name: Exclude<SandboxCloud, "sandbox">, o: StartOpt
         env: {},
         cloudConfig,
         routes: false,
-        loadBalancers: false,
+        loadBalancers: true,
         flags: (kubeconfig) => [
           "--cloud-provider=openstack",
           `--cloud-config=${cloudConfig}`,

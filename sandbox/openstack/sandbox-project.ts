@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { ConsolaInstance } from "consola";
 import { type OpenStackEmulator, startOpenStackEmulator } from "./server.ts";
-import { createServer } from "./state.ts";
+import { createServer, networkNamed } from "./state.ts";
 
 export const sandboxRegion = "RegionOne";
 export const sandboxFlavor = "m1.large";
@@ -44,6 +44,9 @@ export function startOpenStackSandboxProject(o: {
     "",
     "[Networking]",
     "public-network-name = public",
+    "",
+    "[LoadBalancer]",
+    `floating-network-id = ${networkNamed(emulator.world, "public").id}`,
     "",
   ].join("\n");
   return { emulator, cloudConf, stop: () => emulator.stop() };
