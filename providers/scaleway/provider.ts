@@ -10,6 +10,8 @@ import { findInCauseChain } from "../errors.ts";
 import { defineProvider } from "../kit/define-provider.ts";
 import { CloudApiError, cloudFailureKind } from "../kit/http/errors.ts";
 import type { ProviderSettings } from "../kit/settings.ts";
+import { SERVICE_ANNOTATIONS_WEBHOOK, serviceAnnotationsWebhook } from "../kit/webhooks.ts";
+import { ScalewayAnnotations } from "./annotations.ts";
 import { createScwClient, scalewayRateLimit } from "./api/client.ts";
 import { HttpServersApi, type ServersApi } from "./api/servers.ts";
 import { readScalewayConfig, type ScalewayConfig } from "./config.ts";
@@ -30,6 +32,10 @@ export const scaleway = defineProvider({
   name: scalewayProviderName,
   settings: scalewaySettings,
   rateLimit: scalewayRateLimit,
+  // scw CCM's settings change no annotation's accepted values, so one set judges every Service.
+  webhooks: {
+    [SERVICE_ANNOTATIONS_WEBHOOK]: serviceAnnotationsWebhook((s) => ScalewayAnnotations.read(s).problems),
+  },
   create(ctx) {
     const client = createScwClient({
       ...ctx.http,
