@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { json, noContent } from "../../kit/router.ts";
 import { invalidArguments, notFound } from "../errors.ts";
 import { pageAnswer, regionalPages } from "../listing.ts";
+import { allocatePrivateIp } from "../state/ipam.ts";
 import {
   type Backend,
   backendView,
@@ -26,7 +27,7 @@ import {
   privateNetworkView,
   requireReady,
 } from "../state/lb.ts";
-import type { World } from "../state/world.ts";
+import { regionOf, type World } from "../state/world.ts";
 import { type Call, type Endpoint, hasTags, locality, nameContains, uuidParam } from "./endpoint.ts";
 import { backendBody, backendUpdate, frontendBody, healthCheckBody, healthCheckOf } from "./lb-bodies.ts";
 
@@ -500,6 +501,16 @@ const extraEndpoints: Endpoint[] = [
         ipamIds: body.ipam_ids,
       };
       pns.push(a);
+      // The load balancer's address on the network, booked in IPAM as the real API does (resource `lb_server`).
+      if (body.ipam_ids.length === 0) {
+        const ips = allocatePrivateIp(call.world, {
+          region: regionOf(lb.zone),
+          project: lb.project,
+          privateNetworkId: body.private_network_id,
+          resource: { type: "lb_server", id: lb.id, macAddress: "02:00:00:00:00:01", name: lb.name },
+        });
+        a.ipamIds = ips.map((ip) => ip.id);
+      }
       return json(privateNetworkView(call.world, a));
     },
   },
@@ -513,6 +524,7 @@ const extraEndpoints: Endpoint[] = [
       const pns = call.world.lb.privateNetworks;
       const i = pns.findIndex((a) => a.lbId === lb.id && a.privateNetworkId === body.private_network_id);
       if (i < 0) throw notFound("private_network", body.private_network_id);
+      for (const id of pns[i]?.ipamIds ?? []) call.world.ips.delete(id);
       pns.splice(i, 1);
       return noContent();
     },

@@ -160,14 +160,15 @@ export function requireReady(world: World, lb: LoadBalancer): void {
 /** A new flexible IP, free or for `lbId`. */
 export function createLbIp(world: World, zone: string, project: string, ipv6: boolean, lbId?: string): LbIp {
   const n = world.nextAddress();
+  const address = ipv6 ? publicV6(n) : publicV4(n);
   const ip: LbIp = {
     id: world.uuid(),
     zone,
-    address: ipv6 ? publicV6(n) : publicV4(n),
+    address,
     ipv6,
     project,
     lbId,
-    reverse: "",
+    reverse: `${address.replaceAll(/[.:]+/g, "-").replace(/-$/, "")}.lb.${regionOf(zone)}.scw.cloud`,
     tags: [],
   };
   world.lb.ips.set(ip.id, ip);
@@ -310,7 +311,10 @@ export function deleteLb(world: World, lb: LoadBalancer, releaseIp: boolean): vo
   for (const [id, b] of w.backends) if (b.lbId === lb.id) w.backends.delete(id);
   for (const [id, c] of w.certificates) if (c.lbId === lb.id) w.certificates.delete(id);
   for (let i = w.privateNetworks.length - 1; i >= 0; i--) {
-    if (w.privateNetworks[i]?.lbId === lb.id) w.privateNetworks.splice(i, 1);
+    const a = w.privateNetworks[i];
+    if (a?.lbId !== lb.id) continue;
+    for (const id of a.ipamIds) world.ips.delete(id);
+    w.privateNetworks.splice(i, 1);
   }
   for (const [id, ip] of w.ips) {
     if (ip.lbId !== lb.id) continue;
