@@ -264,7 +264,12 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
         // Deleting never waits for the annotations to be fixed: an invalid value reads as unset here.
         const values = ScalewayAnnotations.read(service).values;
         const desired = identityOf(service, values, config);
-        const lb = await find(ctx, desired);
+        const lb = await find(ctx, desired).catch((err: unknown) => {
+          // Another Service's load balancer is never deleted, nor does it hold up this Service's deletion.
+          if (!(err instanceof LoadBalancerSpecError)) throw err;
+          warn(service, "LoadBalancerKept", err.message);
+          return undefined;
+        });
         if (!lb) return;
         if (desired.externallyManaged) {
           // Only this Service's frontends and backends (named after its UID); frontends first, they use the backends.
