@@ -235,12 +235,22 @@ export class ScwLoadBalancers {
     });
   }
 
-  async attachPrivateNetwork(ctx: CallContext, zone: string, lbId: string, privateNetworkId: string) {
+  async attachPrivateNetwork(
+    ctx: CallContext,
+    zone: string,
+    lbId: string,
+    privateNetworkId: string,
+    ipamIds: readonly string[] = [],
+  ) {
     await this.#c.request(ctx, {
       operation: "attachPrivateNetwork",
       method: "POST",
       path: `${z(zone)}/lbs/${lbId}/attach-private-network`,
-      body: { private_network_id: privateNetworkId, ipam_config: {} },
+      body: {
+        private_network_id: privateNetworkId,
+        ipam_config: {},
+        ...(ipamIds.length > 0 ? { ipam_ids: ipamIds } : {}),
+      },
       answer: privateNetworkSchema,
     });
   }

@@ -53,7 +53,7 @@ export async function applyOperations(
         await api.deleteBackend(ctx, zone, op.backend.id);
         break;
       case "attachPrivateNetwork":
-        await api.attachPrivateNetwork(ctx, zone, lb.id, op.id);
+        await api.attachPrivateNetwork(ctx, zone, lb.id, op.id, op.ipamIds);
         break;
       case "detachPrivateNetwork":
         await api.detachPrivateNetwork(ctx, zone, lb.id, op.id);

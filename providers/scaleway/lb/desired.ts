@@ -45,6 +45,8 @@ export interface DesiredLoadBalancer extends LoadBalancerIdentity {
   readonly loadBalancerIP?: string | undefined;
   /** The private networks to attach (`pn-ids`, else `PN_ID`). */
   readonly privateNetworks: readonly string[];
+  /** IPAM IPs for the attachment (`private-ip-ids`), with one private network only. */
+  readonly privateIpIds: readonly string[];
   readonly ports: readonly PortPair[];
   /** The backends' servers; `undefined`: keep what each has. */
   readonly pool: readonly string[] | undefined;
@@ -118,6 +120,11 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
       "scw-loadbalancer-sticky-sessions=cookie needs service.beta.kubernetes.io/scw-loadbalancer-sticky-sessions-cookie-name",
     );
   }
+  if ((values.privateIpIds?.length ?? 0) > 0 && privateNetworks.length !== 1) {
+    throw new LoadBalancerSpecError(
+      "service.beta.kubernetes.io/scw-loadbalancer-private-ip-ids needs exactly one private network (PN_ID or one scw-loadbalancer-pn-ids); with several, leave the addresses to IPAM",
+    );
+  }
   const useInternal = values.forceInternalIp || privateNetworks.length > 0;
   const tcpPorts = (service.spec?.ports ?? []).filter((p) => (p.protocol ?? "TCP") === "TCP");
   const skipped = (service.spec?.ports ?? []).filter((p) => (p.protocol ?? "TCP") !== "TCP");
@@ -142,6 +149,7 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
     ipIds: values.ipIds ?? [],
     loadBalancerIP: service.spec?.loadBalancerIP || undefined,
     privateNetworks,
+    privateIpIds: values.privateIpIds ?? [],
     ports: tcpPorts.map((p) => ({
       frontend: frontendOf(values, uid, p),
       backend: backendOf(service, values, uid, p),

@@ -39,7 +39,7 @@ export type LbOperation =
       readonly what: readonly string[];
     }
   | { readonly op: "deleteBackend"; readonly backend: ScwBackend }
-  | { readonly op: "attachPrivateNetwork"; readonly id: string }
+  | { readonly op: "attachPrivateNetwork"; readonly id: string; readonly ipamIds: readonly string[] }
   | { readonly op: "detachPrivateNetwork"; readonly id: string }
   | { readonly op: "migrate"; readonly type: string }
   | { readonly op: "updateSslCompatibilityLevel"; readonly level: string };
@@ -124,7 +124,8 @@ export function planLoadBalancer(found: FoundLoadBalancer, desired: DesiredLoadB
 
   if (!desired.externallyManaged) {
     for (const id of desired.privateNetworks) {
-      if (!found.privateNetworks.includes(id)) ops.push({ op: "attachPrivateNetwork", id });
+      if (!found.privateNetworks.includes(id))
+        ops.push({ op: "attachPrivateNetwork", id, ipamIds: desired.privateIpIds });
     }
     for (const id of found.privateNetworks) {
       if (!desired.privateNetworks.includes(id)) ops.push({ op: "detachPrivateNetwork", id });
@@ -137,7 +138,8 @@ export function planLoadBalancer(found: FoundLoadBalancer, desired: DesiredLoadB
   } else {
     // Externally managed: its private networks are the owner's; only missing ones are attached.
     for (const id of desired.privateNetworks) {
-      if (!found.privateNetworks.includes(id)) ops.push({ op: "attachPrivateNetwork", id });
+      if (!found.privateNetworks.includes(id))
+        ops.push({ op: "attachPrivateNetwork", id, ipamIds: desired.privateIpIds });
     }
   }
   return ops;
