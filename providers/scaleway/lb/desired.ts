@@ -133,6 +133,11 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
       `ports ${skipped.map((p) => `${p.port}/${p.protocol}`).join(", ")} are left out: Scaleway load balancers forward TCP only`,
     );
   }
+  if ((service.spec?.loadBalancerSourceRanges ?? []).length > 0) {
+    warnings.push(
+      "spec.loadBalancerSourceRanges is not applied by this version (scw CCM makes ACLs of it): the load balancer accepts every source",
+    );
+  }
   const proxied = tcpPorts.filter((p) => proxyProtocolOf(values, p.port) !== "proxy_protocol_none").length;
   const ipMode = values.ipMode ?? (tcpPorts.length > 0 && proxied === tcpPorts.length ? "Proxy" : "VIP");
   return {
