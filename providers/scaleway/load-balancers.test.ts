@@ -188,6 +188,15 @@ describe("deletion", () => {
     expect(await w.lb.getLoadBalancer(ctx, "k", service())).toBeUndefined();
   });
 
+  test("is not held up by an invalid annotation", async () => {
+    const w = await setUp();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    const bad = service({ [`${A}health-check-max-retries`]: "many", [`${A}private`]: "maybe" });
+    expect(await w.lb.getLoadBalancer(ctx, "k", bad)).toBeDefined();
+    await w.lb.ensureLoadBalancerDeleted(ctx, "k", bad);
+    expect(w.h.emulator.world.lb.lbs.size).toBe(0);
+  });
+
   test("of an externally managed load balancer removes only this Service's frontends and backends", async () => {
     const w = await setUp();
     const shared = (await w.h.call("POST", `${Z}/lbs`, { name: "shared", type: "lb-s" })).body;

@@ -29,6 +29,7 @@ import {
   type DesiredLoadBalancer,
   desiredLoadBalancer,
   identityOf,
+  ingressOf,
   type LoadBalancerIdentity,
   LoadBalancerSpecError,
   MANAGED_TAG,
@@ -166,7 +167,7 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
   async function status(
     ctx: CallContext,
     lb: ScwLoadBalancer,
-    desired: DesiredLoadBalancer,
+    desired: Pick<DesiredLoadBalancer, "private" | "ingress">,
   ): Promise<LoadBalancerStatus> {
     if (!desired.private) return statusOf(lb, desired.ingress);
     const ips = await api.listPrivateIPv4s(ctx, lb.zone.replace(/-\d+$/, ""), lb.id);
@@ -208,9 +209,16 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
 
     async getLoadBalancer(ctx, _clusterName, service) {
       return step("get", service, async () => {
-        const { desired } = desiredOf(service, [], false);
-        const lb = await find(ctx, desired);
-        return lb ? await status(ctx, lb, desired) : undefined;
+        // Read leniently: the service controller asks before deleting, and a bad annotation must not hold that up.
+        const values = ScalewayAnnotations.read(service).values;
+        const identity = identityOf(service, values, config);
+        const lb = await find(ctx, identity).catch((err: unknown) => {
+          if (err instanceof LoadBalancerSpecError) return undefined;
+          throw err;
+        });
+        if (!lb) return undefined;
+        const ingress = ingressOf(service, values);
+        return status(ctx, lb, { private: values.private, ingress });
       });
     },
 

@@ -138,8 +138,6 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
       "spec.loadBalancerSourceRanges is not applied by this version (scw CCM makes ACLs of it): the load balancer accepts every source",
     );
   }
-  const proxied = tcpPorts.filter((p) => proxyProtocolOf(values, p.port) !== "proxy_protocol_none").length;
-  const ipMode = values.ipMode ?? (tcpPorts.length > 0 && proxied === tcpPorts.length ? "Proxy" : "VIP");
   return {
     ...identity,
     private: values.private,
@@ -161,9 +159,30 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
     })),
     pool: poolOf(values, input.nodes, useInternal, warnings),
     ownPrefix: values.externallyManaged ? `${uid}_` : "",
-    ingress: { useHostname: values.useHostname, ipMode },
+    ingress: ingressOf(service, values),
     warnings,
   };
+}
+
+/**
+ * How the Service's ingress reports the load balancer: `ipMode: Proxy` when every TCP port sends the PROXY protocol
+ * (scw CCM's `ipMode`), unless `ip-mode` says otherwise. Never throws: a port in both PROXY versions reads as VIP
+ * here and is refused by `desiredLoadBalancer`.
+ */
+export function ingressOf(
+  service: Service,
+  values: ScalewayAnnotationValues,
+): { readonly useHostname: boolean; readonly ipMode: "Proxy" | "VIP" } {
+  const ports = (service.spec?.ports ?? []).filter((p) => (p.protocol ?? "TCP") === "TCP");
+  const proxied = ports.filter((p) => {
+    try {
+      return proxyProtocolOf(values, p.port) !== "proxy_protocol_none";
+    } catch {
+      return false;
+    }
+  }).length;
+  const ipMode = values.ipMode ?? (ports.length > 0 && proxied === ports.length ? "Proxy" : "VIP");
+  return { useHostname: values.useHostname, ipMode };
 }
 
 function poolOf(
