@@ -5,6 +5,7 @@ import type { AdmissionRequest } from "../admission.ts";
 import type { CloudProvider } from "../cloud.ts";
 import { hcloud } from "../hcloud/provider.ts";
 import { metal } from "../metal/provider.ts";
+import { scaleway } from "../scaleway/provider.ts";
 import { SERVICE_ANNOTATIONS_WEBHOOK } from "./webhooks.ts";
 
 // The shipped declarations, built as the command builds them (no cloud call is made), each handing its own
@@ -36,7 +37,30 @@ const providers: [string, () => Promise<CloudProvider>, string, string][] = [
     "kube-vip.io/loadbalancerIPs",
     "192.0.2.10",
   ],
+  [
+    "scaleway",
+    () =>
+      scaleway.build(
+        {
+          env: {
+            SCW_ACCESS_KEY: "SCWAAAAAAAAAAAAAAAAA",
+            SCW_SECRET_KEY: "00000000-0000-4000-8000-000000000001",
+            SCW_DEFAULT_REGION: "fr-par",
+            SCW_API_URL: "http://127.0.0.1:9",
+            DISABLE_TAGS_SYNC: "true",
+          },
+          config: undefined,
+          configSource: undefined,
+          metrics: new Registry(),
+        },
+        { retry: { maxRetries: 0 } },
+      ),
+    "service.beta.kubernetes.io/scw-loadbalancer-health-check-max-retries",
+    "3",
+  ],
 ];
+
+const declarations = { hcloud, metal, scaleway } as const;
 
 const review = (annotations: Record<string, string>): AdmissionRequest => ({
   uid: "u1",
@@ -51,7 +75,7 @@ const review = (annotations: Record<string, string>): AdmissionRequest => ({
 describe.each(providers)("%s's Service-annotation webhook", (name, build, key, valid) => {
   test("is declared under the shared name", async () => {
     expect(Object.keys((await build()).webhooks ?? {})).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
-    expect((name === "hcloud" ? hcloud : metal).webhookNames).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
+    expect(declarations[name as keyof typeof declarations].webhookNames).toEqual([SERVICE_ANNOTATIONS_WEBHOOK]);
   });
 
   test("refuses an invalid value of the provider's annotation, naming it", async () => {
