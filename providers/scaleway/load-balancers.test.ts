@@ -55,6 +55,23 @@ describe("a new Service", () => {
     expect(w.h.emulator.world.lb.ips.get(ip.id)?.lbId).toBeUndefined();
   });
 
+  test("new ip-ids re-create the load balancer with them; plan says so first", async () => {
+    const w = await setUp();
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    const old = [...w.h.emulator.world.lb.lbs.keys()][0];
+    const ip = (await w.h.call("POST", `${Z}/ips`, {})).body;
+    const svc = service({ [`${A}ip-ids`]: ip.id });
+    const plan = await w.lb.planLoadBalancer?.(ctx, "k", svc, w.nodes);
+    expect(plan?.changes[0]).toBe(`delete fr-par-1/${old}: its IPs are to change`);
+    expect(plan?.status).toBeUndefined();
+    const status = await w.lb.ensureLoadBalancer(ctx, "k", svc, w.nodes);
+    expect(status.ingress?.map((i) => i.ip)).toEqual([ip.ip_address]);
+    expect([...w.h.emulator.world.lb.lbs.keys()]).not.toContain(old);
+    expect(w.h.emulator.world.lb.lbs.size).toBe(1);
+    // The IP the old one booked is released, not left behind.
+    expect([...w.h.emulator.world.lb.ips.keys()]).toEqual([ip.id]);
+  });
+
   test("a load balancer not ready yet is a retry, not an error of the Service", async () => {
     const w = await setUp();
     w.h.emulator.world.lb.readyAfterMs = 30_000;

@@ -197,7 +197,11 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
   }
 
   async function remove(ctx: CallContext, service: Service, lb: ScwLoadBalancer, values: ScalewayAnnotationValues) {
-    const kept = (values.ipIds?.length ?? 0) > 0 || !!service.spec?.loadBalancerIP;
+    // The IPs go with it unless the Service chose one of them (scw CCM keeps them whenever any is chosen, so a
+    // booked IP replaced by a chosen one would be left behind, paid for and unused).
+    const chosen = values.ipIds ?? [];
+    const wanted = service.spec?.loadBalancerIP;
+    const kept = lb.ips.some((ip) => chosen.includes(ip.id) || (wanted !== undefined && ip.address === wanted));
     await api.deleteLoadBalancer(ctx, lb.zone, lb.id, !kept);
     logger?.info(`${serviceName(service)}: deleted load balancer ${lb.zone}/${lb.id} (${lb.name})`);
   }
@@ -262,6 +266,12 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
         const { desired } = desiredOf(service, nodes, false);
         const lb = await find(ctx, desired);
         if (!lb) return previewLoadBalancer(undefined, desired, [], ownerTag(desired.uid));
+        const why = await mustRecreate(ctx, desired, lb);
+        if (why !== undefined) {
+          const made = previewLoadBalancer(undefined, desired, [], ownerTag(desired.uid));
+          // Its addresses change: no status is promised.
+          return { action: "update", name: lb.name, changes: [`delete ${lb.zone}/${lb.id}: ${why}`, ...made.changes] };
+        }
         const found = await read(ctx, lb);
         return previewLoadBalancer(found, desired, planLoadBalancer(found, desired), ownerTag(desired.uid));
       });
