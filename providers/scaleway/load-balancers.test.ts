@@ -178,6 +178,30 @@ describe("changes", () => {
     for (const b of w.h.emulator.world.lb.backends.values()) expect(b.pool).toEqual(externalIPs(w.nodes.slice(0, 1)));
   });
 
+  test("loadBalancerSourceRanges become each frontend's access list, following the Nodes, cleared when removed", async () => {
+    const w = await setUp();
+    const acls = () => [...w.h.emulator.world.lb.acls.values()];
+    const ranged = service({}, { loadBalancerSourceRanges: ["203.0.113.0/24"] });
+    await w.lb.ensureLoadBalancer(ctx, "k", ranged, w.nodes);
+    // Three Nodes' InternalIP and ExternalIP, and the range; on each of the two frontends.
+    expect(
+      acls()
+        .map((a) => `${a.action} ${a.ipSubnet.length}`)
+        .sort(),
+    ).toEqual(["allow 7", "allow 7", "deny 2", "deny 2"]);
+    w.h.emulator.calls.reset();
+    await w.lb.ensureLoadBalancer(ctx, "k", ranged, w.nodes);
+    expect(writes(w)).toEqual([]);
+    await w.lb.updateLoadBalancer(ctx, "k", ranged, [...w.nodes, w.addNode("worker-3")]);
+    expect(
+      acls()
+        .filter((a) => a.action === "allow")
+        .map((a) => a.ipSubnet.length),
+    ).toEqual([9, 9]);
+    await w.lb.ensureLoadBalancer(ctx, "k", service(), w.nodes);
+    expect(acls()).toEqual([]);
+  });
+
   test("target-node-labels picks the Nodes", async () => {
     const w = await setUp();
     await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}target-node-labels`]: "role=worker" }), w.nodes);

@@ -24,6 +24,7 @@ import { ScalewayAnnotations, type ScalewayAnnotationValues } from "./annotation
 import type { ScwLoadBalancer } from "./api/lb-schemas.ts";
 import type { LoadBalancersApi } from "./api/load-balancers.ts";
 import type { ScalewayConfig } from "./config.ts";
+import { aclPrefix, aclSpecs, aclsEqual } from "./lb/acls.ts";
 import { applyOperations, statusOf } from "./lb/apply.ts";
 import {
   type DesiredLoadBalancer,
@@ -185,6 +186,27 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
     }
   }
 
+  /** Each frontend's access list as `spec.loadBalancerSourceRanges` wants it: one read, a write only when it differs. */
+  async function reconcileAcls(
+    ctx: CallContext,
+    service: Service,
+    lb: ScwLoadBalancer,
+    frontends: ReadonlyMap<number, string>,
+    desired: DesiredLoadBalancer,
+  ) {
+    for (const p of desired.ports) {
+      const id = frontends.get(p.frontend.inboundPort);
+      if (id === undefined) continue;
+      const want = aclSpecs(id, desired.aclAllow);
+      const got = await api.listAcls(ctx, lb.zone, id, aclPrefix(id));
+      if (aclsEqual(got, want)) continue;
+      await api.setAcls(ctx, lb.zone, id, want);
+      logger?.info(
+        `${serviceName(service)}: load balancer ${lb.id}: set ${want.length} ACL rule(s) on port ${p.frontend.inboundPort}`,
+      );
+    }
+  }
+
   async function adoptTag(ctx: CallContext, service: Service, lb: ScwLoadBalancer, desired: DesiredLoadBalancer) {
     if (desired.externallyManaged || lb.tags.includes(ownerTag(desired.uid))) return;
     await api.updateLoadBalancer(ctx, lb.zone, lb.id, {
@@ -242,7 +264,8 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
         const ops = planLoadBalancer(found, desired);
         if (ops.length > 0)
           logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${ops.map(describe).join(", ")}`);
-        await applyOperations(ctx, api, lb, found.backends, ops);
+        const frontends = await applyOperations(ctx, api, lb, found, ops);
+        await reconcileAcls(ctx, service, lb, frontends, desired);
         return status(ctx, lb, desired);
       });
     },
@@ -257,7 +280,9 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
         const ops = planLoadBalancer(found, desired).filter((o) => o.op === "setServers");
         if (ops.length > 0)
           logger?.info(`${serviceName(service)}: load balancer ${lb.id}: ${ops.map(describe).join(", ")}`);
-        await applyOperations(ctx, api, lb, found.backends, ops);
+        const frontends = await applyOperations(ctx, api, lb, found, ops);
+        // The access lists allow the Nodes' addresses: they follow the Nodes too.
+        await reconcileAcls(ctx, service, lb, frontends, desired);
       });
     },
 

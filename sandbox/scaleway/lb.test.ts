@@ -79,6 +79,29 @@ describe("answers fit the SDK's types", () => {
     expect(list.body[facts.lbListKeys.privateNetworks]).toHaveLength(1);
   });
 
+  test("a frontend's access list, set as a whole", async () => {
+    const lb = await makeLb();
+    const b = (await makeBackend(lb.id)).body;
+    const f = (await h.call("POST", `${Z}/lbs/${lb.id}/frontends`, { name: "f", inbound_port: 80, backend_id: b.id }))
+      .body;
+    const rules = [
+      { name: "r-0", index: 0, action: { type: "allow" }, match: { ip_subnet: ["10.0.0.0/8"] } },
+      { name: "r-end", index: 1, action: { type: "deny" }, match: { ip_subnet: ["0.0.0.0/0", "::/0"] } },
+    ];
+    const set = await h.call("PUT", `${Z}/frontends/${f.id}/acls`, { acls: rules });
+    expect(set.body.total_count).toBe(2);
+    const listed = await h.call("GET", `${Z}/frontends/${f.id}/acls?name=r-`);
+    for (const a of listed.body.acls) {
+      expect(breaches(a, facts.lbAcl)).toEqual([]);
+      expect(breaches(a.match, facts.lbAclMatch)).toEqual([]);
+      expect(breaches(a.action, facts.lbAclAction)).toEqual([]);
+    }
+    await h.call("PUT", `${Z}/frontends/${f.id}/acls`, { acls: rules.slice(1) });
+    expect((await h.call("GET", `${Z}/frontends/${f.id}/acls`)).body.acls.map((a: { name: string }) => a.name)).toEqual(
+      ["r-end"],
+    );
+  });
+
   test("the zones are the SDK's", () => {
     expect([...lbZones] as string[]).toEqual(facts.lbZones);
   });

@@ -341,3 +341,32 @@ export const privateNetworkSchema = v.pipe(
   v.transform((p) => ({ privateNetworkId: p.private_network_id, ipamIds: p.ipam_ids ?? [] })),
 );
 export type LbPrivateNetwork = v.InferOutput<typeof privateNetworkSchema>;
+
+/** One access-list rule of a frontend, as the provider writes and compares them (`AclSpec`). */
+export interface AclSpec {
+  readonly name: string;
+  readonly index: number;
+  readonly action: string;
+  readonly ipSubnet: readonly string[];
+}
+
+export const aclSchema = v.pipe(
+  v.object({
+    name: v.string(),
+    index: v.number(),
+    action: maybe(v.object({ type: v.string() })),
+    match: maybe(v.object({ ip_subnet: strings })),
+  }),
+  v.transform(
+    (a): AclSpec => ({
+      name: a.name,
+      index: a.index,
+      action: a.action?.type ?? "",
+      ipSubnet: a.match?.ip_subnet ?? [],
+    }),
+  ),
+);
+
+export function aclBody(a: AclSpec): Record<string, unknown> {
+  return { name: a.name, index: a.index, action: { type: a.action }, match: { ip_subnet: a.ipSubnet } };
+}

@@ -9,6 +9,9 @@ import type { CallContext } from "../../cloud.ts";
 import type { CloudApiClient } from "../../kit/http/client.ts";
 import { listAll } from "./client.ts";
 import {
+  type AclSpec,
+  aclBody,
+  aclSchema,
   type BackendSpec,
   backendBody,
   backendSchema,
@@ -222,6 +225,29 @@ export class ScwLoadBalancers {
       path: `${z(zone)}/frontends/${id}`,
       answer: empty,
       notFound: true,
+    });
+  }
+
+  /** The frontend's access-list rules whose name contains `name`. */
+  listAcls(ctx: CallContext, zone: string, frontendId: string, name: string) {
+    return listAll(this.#c, ctx, {
+      operation: "listACLs",
+      path: `${z(zone)}/frontends/${frontendId}/acls`,
+      key: "acls",
+      item: aclSchema,
+      sizeParam: "page_size",
+      query: { name },
+    });
+  }
+
+  /** Replaces the frontend's access list as a whole (`SetACLs`), so repeating it is harmless. */
+  async setAcls(ctx: CallContext, zone: string, frontendId: string, acls: readonly AclSpec[]): Promise<void> {
+    await this.#c.request(ctx, {
+      operation: "setACLs",
+      method: "PUT",
+      path: `${z(zone)}/frontends/${frontendId}/acls`,
+      body: { acls: acls.map(aclBody) },
+      answer: v.unknown(),
     });
   }
 

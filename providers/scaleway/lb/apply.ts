@@ -5,20 +5,23 @@
  */
 import type { LoadBalancerStatus } from "../../../kube/objects.ts";
 import type { CallContext } from "../../cloud.ts";
-import type { ScwBackend, ScwLoadBalancer } from "../api/lb-schemas.ts";
+import type { ScwBackend, ScwFrontend, ScwLoadBalancer } from "../api/lb-schemas.ts";
 import type { LoadBalancersApi } from "../api/load-balancers.ts";
 import type { DesiredLoadBalancer } from "./desired.ts";
 import type { LbOperation } from "./plan.ts";
 
+/** Runs `ops`; answers each frontend's ID by its inbound port, as the load balancer has them after. */
 export async function applyOperations(
   ctx: CallContext,
   api: LoadBalancersApi,
   lb: ScwLoadBalancer,
-  backends: readonly ScwBackend[],
+  found: { readonly backends: readonly ScwBackend[]; readonly frontends: readonly ScwFrontend[] },
   ops: readonly LbOperation[],
-): Promise<void> {
+): Promise<Map<number, string>> {
   const zone = lb.zone;
-  const backendByPort = new Map(backends.map((b) => [b.forwardPort, b.id]));
+  const backendByPort = new Map(found.backends.map((b) => [b.forwardPort, b.id]));
+  const frontendByPort = new Map<number, string>();
+  for (const f of found.frontends) if (!frontendByPort.has(f.inboundPort)) frontendByPort.set(f.inboundPort, f.id);
   const backendOf = (port: number) => {
     const id = backendByPort.get(port);
     if (id === undefined) throw new Error(`no backend for node port ${port} on load balancer ${lb.id}`);
@@ -28,6 +31,8 @@ export async function applyOperations(
     switch (op.op) {
       case "deleteFrontend":
         await api.deleteFrontend(ctx, zone, op.frontend.id);
+        if (frontendByPort.get(op.frontend.inboundPort) === op.frontend.id)
+          frontendByPort.delete(op.frontend.inboundPort);
         break;
       case "createBackend": {
         const made = await api.createBackend(ctx, zone, lb.id, op.spec, op.pool);
@@ -43,9 +48,11 @@ export async function applyOperations(
       case "setServers":
         await api.setBackendServers(ctx, zone, op.id, op.pool);
         break;
-      case "createFrontend":
-        await api.createFrontend(ctx, zone, lb.id, backendOf(op.forwardPort), op.spec);
+      case "createFrontend": {
+        const made = await api.createFrontend(ctx, zone, lb.id, backendOf(op.forwardPort), op.spec);
+        frontendByPort.set(op.spec.inboundPort, made.id);
         break;
+      }
       case "updateFrontend":
         await api.updateFrontend(ctx, zone, op.id, backendOf(op.forwardPort), op.spec);
         break;
@@ -71,6 +78,7 @@ export async function applyOperations(
         break;
     }
   }
+  return frontendByPort;
 }
 
 /**

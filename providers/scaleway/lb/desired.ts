@@ -15,6 +15,7 @@ import { certificatesForPort, selects, valueForPort } from "../annotation-reader
 import type { ScalewayAnnotationValues } from "../annotations.ts";
 import type { BackendSpec, FrontendSpec, HealthCheckSpec } from "../api/lb-schemas.ts";
 import type { ScalewayConfig } from "../config.ts";
+import { aclAllowList } from "./acls.ts";
 
 /** scw CCM's tag on every load balancer it creates. */
 export const MANAGED_TAG = "managed-by-scaleway-cloud-controller-manager";
@@ -50,6 +51,8 @@ export interface DesiredLoadBalancer extends LoadBalancerIdentity {
   readonly ports: readonly PortPair[];
   /** The backends' servers; `undefined`: keep what each has. */
   readonly pool: readonly string[] | undefined;
+  /** What each frontend's access list allows (`spec.loadBalancerSourceRanges` and the Nodes); empty: no list. */
+  readonly aclAllow: readonly string[];
   /** Only frontends and backends whose name starts with this are this Service's (externally managed). */
   readonly ownPrefix: string;
   readonly ingress: { readonly useHostname: boolean; readonly ipMode: "Proxy" | "VIP" };
@@ -133,11 +136,8 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
       `ports ${skipped.map((p) => `${p.port}/${p.protocol}`).join(", ")} are left out: Scaleway load balancers forward TCP only`,
     );
   }
-  if ((service.spec?.loadBalancerSourceRanges ?? []).length > 0) {
-    warnings.push(
-      "spec.loadBalancerSourceRanges is not applied by this version (scw CCM makes ACLs of it): the load balancer accepts every source",
-    );
-  }
+  const labels = values.targetNodeLabels ?? {};
+  const chosen = input.nodes.filter((n) => Object.entries(labels).every(([k, v]) => n.metadata?.labels?.[k] === v));
   return {
     ...identity,
     private: values.private,
@@ -157,7 +157,8 @@ export function desiredLoadBalancer(input: DesiredInput): DesiredLoadBalancer {
       frontend: frontendOf(values, uid, p),
       backend: backendOf(service, values, uid, p),
     })),
-    pool: poolOf(values, input.nodes, useInternal, warnings),
+    pool: poolOf(chosen, useInternal, warnings),
+    aclAllow: aclAllowList(service, chosen, warnings),
     ownPrefix: values.externallyManaged ? `${uid}_` : "",
     ingress: ingressOf(service, values),
     warnings,
@@ -185,14 +186,7 @@ export function ingressOf(
   return { useHostname: values.useHostname, ipMode };
 }
 
-function poolOf(
-  values: ScalewayAnnotationValues,
-  nodes: readonly Node[],
-  useInternal: boolean,
-  warnings: string[],
-): readonly string[] | undefined {
-  const labels = values.targetNodeLabels ?? {};
-  const chosen = nodes.filter((n) => Object.entries(labels).every(([k, v]) => n.metadata?.labels?.[k] === v));
+function poolOf(chosen: readonly Node[], useInternal: boolean, warnings: string[]): readonly string[] | undefined {
   const unnamed = chosen.filter((n) => !n.spec?.providerID);
   if (unnamed.length > 0) {
     warnings.push(

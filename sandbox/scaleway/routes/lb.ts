@@ -8,32 +8,21 @@ import * as v from "valibot";
 import { json, noContent } from "../../kit/router.ts";
 import { invalidArguments, notFound } from "../errors.ts";
 import { pageAnswer, regionalPages } from "../listing.ts";
-import { allocatePrivateIp } from "../state/ipam.ts";
 import {
-  type Backend,
-  backendView,
-  certificateView,
   createLbIp,
   deleteLb,
-  type Frontend,
-  frontendView,
   getLb,
   type LoadBalancer,
   lbIpView,
   lbTypes,
   lbView,
-  lbZones,
-  type PrivateNetworkAttachment,
-  privateNetworkView,
   requireReady,
 } from "../state/lb.ts";
-import { regionOf, type World } from "../state/world.ts";
-import { type Call, type Endpoint, hasTags, locality, nameContains, uuidParam } from "./endpoint.ts";
-import { backendBody, backendUpdate, frontendBody, healthCheckBody, healthCheckOf } from "./lb-bodies.ts";
-
-const Z = "/lb/v1/zones/:zone";
-const zoneOf = (call: Call) => locality(call, "zone", lbZones);
-const uuid = (what: string) => v.pipe(v.string(), v.uuid(`must be ${what}'s UUID`));
+import type { World } from "../state/world.ts";
+import { type Endpoint, hasTags, nameContains, uuidParam } from "./endpoint.ts";
+import { uuid, Z, zoneOf } from "./lb-common.ts";
+import { extraEndpoints } from "./lb-extras.ts";
+import { aclEndpoints, backendEndpoints, frontendEndpoints } from "./lb-parts.ts";
 
 const sslLevel = v.picklist([
   "ssl_compatibility_level_unknown",
@@ -100,25 +89,6 @@ function createLb(world: World, zone: string, body: v.InferOutput<typeof createL
   if (ips.length === 0 && body.assign_flexible_ip !== false) createLbIp(world, zone, project, false, lb.id);
   if (ips.length === 0 && body.assign_flexible_ipv6 === true) createLbIp(world, zone, project, true, lb.id);
   return lb;
-}
-
-function getBackend(world: World, zone: string, id: string): Backend {
-  const b = world.lb.backends.get(id);
-  if (!b || world.lb.lbs.get(b.lbId)?.zone !== zone) throw notFound("backend", id);
-  return b;
-}
-
-function getFrontend(world: World, zone: string, id: string): Frontend {
-  const f = world.lb.frontends.get(id);
-  if (!f || world.lb.lbs.get(f.lbId)?.zone !== zone) throw notFound("frontend", id);
-  return f;
-}
-
-/** The certificates must be this load balancer's. */
-function checkCertificates(world: World, lbId: string, ids: readonly string[]): void {
-  for (const id of ids) {
-    if (world.lb.certificates.get(id)?.lbId !== lbId) throw notFound("certificate", id);
-  }
 }
 
 const lbEndpoints: Endpoint[] = [
@@ -243,298 +213,11 @@ const ipEndpoints: Endpoint[] = [
   },
 ];
 
-const backendEndpoints: Endpoint[] = [
-  {
-    method: "GET",
-    route: `${Z}/lbs/:lb_id/backends`,
-    handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const q = call.url.searchParams;
-      const items = [...call.world.lb.backends.values()].filter(
-        (b) => b.lbId === lb.id && nameContains(q, b.fields.name),
-      );
-      return pageAnswer("backends", items, call.url, regionalPages, (b) => backendView(call.world, b));
-    },
-  },
-  {
-    method: "POST",
-    route: `${Z}/lbs/:lb_id/backends`,
-    async handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const body = await call.bodyOf(backendBody);
-      requireReady(call.world, lb);
-      const now = call.world.now();
-      const { health_check, server_ip, ...fields } = body;
-      const b: Backend = {
-        id: call.world.uuid(),
-        lbId: lb.id,
-        created: now,
-        updated: now,
-        fields,
-        healthCheck: healthCheckOf(health_check),
-        pool: server_ip,
-      };
-      call.world.lb.backends.set(b.id, b);
-      return json(backendView(call.world, b));
-    },
-  },
-  {
-    method: "GET",
-    route: `${Z}/backends/:backend_id`,
-    handle: (call) =>
-      json(backendView(call.world, getBackend(call.world, zoneOf(call), uuidParam(call, "backend_id")))),
-  },
-  {
-    method: "PUT",
-    route: `${Z}/backends/:backend_id`,
-    async handle(call) {
-      const b = getBackend(call.world, zoneOf(call), uuidParam(call, "backend_id"));
-      const body = await call.bodyOf(backendUpdate);
-      requireReady(call.world, getLb(call.world, zoneOf(call), b.lbId));
-      b.fields = { ...b.fields, ...body };
-      b.updated = call.world.now();
-      return json(backendView(call.world, b));
-    },
-  },
-  {
-    method: "DELETE",
-    route: `${Z}/backends/:backend_id`,
-    handle(call) {
-      const b = getBackend(call.world, zoneOf(call), uuidParam(call, "backend_id"));
-      requireReady(call.world, getLb(call.world, zoneOf(call), b.lbId));
-      const used = [...call.world.lb.frontends.values()].find((f) => f.backendId === b.id);
-      if (used) throw invalidArguments({ backend_id: `backend ${b.id} is used by frontend ${used.id}` });
-      call.world.lb.backends.delete(b.id);
-      return noContent();
-    },
-  },
-  {
-    method: "PUT",
-    route: `${Z}/backends/:backend_id/servers`,
-    async handle(call) {
-      const b = getBackend(call.world, zoneOf(call), uuidParam(call, "backend_id"));
-      const body = await call.bodyOf(v.object({ server_ip: v.array(v.pipe(v.string(), v.ip())) }));
-      requireReady(call.world, getLb(call.world, zoneOf(call), b.lbId));
-      b.pool = [...new Set(body.server_ip)];
-      b.updated = call.world.now();
-      return json(backendView(call.world, b));
-    },
-  },
-  {
-    method: "PUT",
-    route: `${Z}/backends/:backend_id/healthcheck`,
-    async handle(call) {
-      const b = getBackend(call.world, zoneOf(call), uuidParam(call, "backend_id"));
-      const body = await call.bodyOf(healthCheckBody);
-      requireReady(call.world, getLb(call.world, zoneOf(call), b.lbId));
-      b.healthCheck = healthCheckOf(body);
-      b.updated = call.world.now();
-      return json(backendView(call.world, b).health_check);
-    },
-  },
-];
-
-const frontendEndpoints: Endpoint[] = [
-  {
-    method: "GET",
-    route: `${Z}/lbs/:lb_id/frontends`,
-    handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const q = call.url.searchParams;
-      const items = [...call.world.lb.frontends.values()].filter((f) => f.lbId === lb.id && nameContains(q, f.name));
-      return pageAnswer("frontends", items, call.url, regionalPages, (f) => frontendView(call.world, f));
-    },
-  },
-  {
-    method: "POST",
-    route: `${Z}/lbs/:lb_id/frontends`,
-    async handle(call) {
-      const zone = zoneOf(call);
-      const lb = getLb(call.world, zone, uuidParam(call, "lb_id"));
-      const body = await call.bodyOf(frontendBody);
-      requireReady(call.world, lb);
-      if (getBackend(call.world, zone, body.backend_id).lbId !== lb.id) throw notFound("backend", body.backend_id);
-      const taken = [...call.world.lb.frontends.values()].find(
-        (f) => f.lbId === lb.id && f.inboundPort === body.inbound_port,
-      );
-      if (taken) throw invalidArguments({ inbound_port: `port ${body.inbound_port} is used by frontend ${taken.id}` });
-      const certificateIds = body.certificate_ids ?? (body.certificate_id ? [body.certificate_id] : []);
-      checkCertificates(call.world, lb.id, certificateIds);
-      const now = call.world.now();
-      const f: Frontend = {
-        id: call.world.uuid(),
-        lbId: lb.id,
-        created: now,
-        updated: now,
-        name: body.name,
-        inboundPort: body.inbound_port,
-        backendId: body.backend_id,
-        timeoutClient: body.timeout_client ?? null,
-        certificateIds,
-        enableHttp3: body.enable_http3,
-        enableAccessLogs: body.enable_access_logs,
-        connectionRateLimit: body.connection_rate_limit ?? null,
-      };
-      call.world.lb.frontends.set(f.id, f);
-      return json(frontendView(call.world, f));
-    },
-  },
-  {
-    method: "GET",
-    route: `${Z}/frontends/:frontend_id`,
-    handle: (call) =>
-      json(frontendView(call.world, getFrontend(call.world, zoneOf(call), uuidParam(call, "frontend_id")))),
-  },
-  {
-    method: "PUT",
-    route: `${Z}/frontends/:frontend_id`,
-    async handle(call) {
-      const zone = zoneOf(call);
-      const f = getFrontend(call.world, zone, uuidParam(call, "frontend_id"));
-      const body = await call.bodyOf(frontendBody);
-      requireReady(call.world, getLb(call.world, zone, f.lbId));
-      if (getBackend(call.world, zone, body.backend_id).lbId !== f.lbId) throw notFound("backend", body.backend_id);
-      const certificateIds = body.certificate_ids ?? (body.certificate_id ? [body.certificate_id] : []);
-      checkCertificates(call.world, f.lbId, certificateIds);
-      Object.assign(f, {
-        name: body.name,
-        inboundPort: body.inbound_port,
-        backendId: body.backend_id,
-        timeoutClient: body.timeout_client ?? null,
-        certificateIds,
-        enableHttp3: body.enable_http3,
-        enableAccessLogs: body.enable_access_logs,
-        connectionRateLimit: body.connection_rate_limit ?? null,
-        updated: call.world.now(),
-      });
-      return json(frontendView(call.world, f));
-    },
-  },
-  {
-    method: "DELETE",
-    route: `${Z}/frontends/:frontend_id`,
-    handle(call) {
-      const zone = zoneOf(call);
-      const f = getFrontend(call.world, zone, uuidParam(call, "frontend_id"));
-      requireReady(call.world, getLb(call.world, zone, f.lbId));
-      call.world.lb.frontends.delete(f.id);
-      return noContent();
-    },
-  },
-];
-
-const extraEndpoints: Endpoint[] = [
-  {
-    method: "GET",
-    route: `${Z}/lbs/:lb_id/certificates`,
-    handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const items = [...call.world.lb.certificates.values()].filter((c) => c.lbId === lb.id);
-      return pageAnswer("certificates", items, call.url, regionalPages, (c) => certificateView(call.world, c));
-    },
-  },
-  {
-    method: "POST",
-    route: `${Z}/lbs/:lb_id/certificates`,
-    async handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const body = await call.bodyOf(
-        v.object({
-          name: v.pipe(v.string(), v.nonEmpty()),
-          letsencrypt: v.optional(v.object({ common_name: v.string() })),
-          custom_certificate: v.optional(v.object({ certificate_chain: v.string() })),
-        }),
-      );
-      if (!body.letsencrypt === !body.custom_certificate) {
-        throw invalidArguments({ letsencrypt: "give exactly one of letsencrypt and custom_certificate" });
-      }
-      const c = {
-        id: call.world.uuid(),
-        lbId: lb.id,
-        created: call.world.now(),
-        name: body.name,
-        commonName: body.letsencrypt?.common_name ?? "custom",
-      };
-      call.world.lb.certificates.set(c.id, c);
-      return json(certificateView(call.world, c));
-    },
-  },
-  {
-    method: "GET",
-    route: `${Z}/certificates/:certificate_id`,
-    handle(call) {
-      const id = uuidParam(call, "certificate_id");
-      const c = call.world.lb.certificates.get(id);
-      if (!c || call.world.lb.lbs.get(c.lbId)?.zone !== zoneOf(call)) throw notFound("certificate", id);
-      return json(certificateView(call.world, c));
-    },
-  },
-  {
-    method: "GET",
-    route: `${Z}/lbs/:lb_id/private-networks`,
-    handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const items = call.world.lb.privateNetworks.filter((a) => a.lbId === lb.id);
-      return pageAnswer("private_network", items, call.url, regionalPages, (a) => privateNetworkView(call.world, a));
-    },
-  },
-  {
-    method: "POST",
-    route: `${Z}/lbs/:lb_id/attach-private-network`,
-    async handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const body = await call.bodyOf(
-        v.object({
-          private_network_id: uuid("a private network"),
-          ipam_ids: v.optional(v.array(uuid("an IPAM IP")), []),
-        }),
-      );
-      requireReady(call.world, lb);
-      const pns = call.world.lb.privateNetworks;
-      if (pns.some((a) => a.lbId === lb.id && a.privateNetworkId === body.private_network_id)) {
-        throw invalidArguments({ private_network_id: "already attached" });
-      }
-      const a: PrivateNetworkAttachment = {
-        lbId: lb.id,
-        privateNetworkId: body.private_network_id,
-        created: call.world.now(),
-        ipamIds: body.ipam_ids,
-      };
-      pns.push(a);
-      // The load balancer's address on the network, booked in IPAM as the real API does (resource `lb_server`).
-      if (body.ipam_ids.length === 0) {
-        const ips = allocatePrivateIp(call.world, {
-          region: regionOf(lb.zone),
-          project: lb.project,
-          privateNetworkId: body.private_network_id,
-          resource: { type: "lb_server", id: lb.id, macAddress: "02:00:00:00:00:01", name: lb.name },
-        });
-        a.ipamIds = ips.map((ip) => ip.id);
-      }
-      return json(privateNetworkView(call.world, a));
-    },
-  },
-  {
-    method: "POST",
-    route: `${Z}/lbs/:lb_id/detach-private-network`,
-    async handle(call) {
-      const lb = getLb(call.world, zoneOf(call), uuidParam(call, "lb_id"));
-      const body = await call.bodyOf(v.object({ private_network_id: uuid("a private network") }));
-      requireReady(call.world, lb);
-      const pns = call.world.lb.privateNetworks;
-      const i = pns.findIndex((a) => a.lbId === lb.id && a.privateNetworkId === body.private_network_id);
-      if (i < 0) throw notFound("private_network", body.private_network_id);
-      for (const id of pns[i]?.ipamIds ?? []) call.world.ips.delete(id);
-      pns.splice(i, 1);
-      return noContent();
-    },
-  },
-];
-
 export const loadBalancerEndpoints: Endpoint[] = [
   ...lbEndpoints,
   ...ipEndpoints,
   ...backendEndpoints,
   ...frontendEndpoints,
+  ...aclEndpoints,
   ...extraEndpoints,
 ];

@@ -115,6 +115,38 @@ export interface Certificate {
   commonName: string;
 }
 
+/** One rule of a frontend's access list (`SetACLs` replaces them all). */
+export interface Acl {
+  readonly id: string;
+  readonly frontendId: string;
+  readonly created: number;
+  readonly name: string;
+  readonly description: string;
+  readonly index: number;
+  readonly action: "allow" | "deny" | "redirect";
+  readonly ipSubnet: readonly string[];
+  readonly invert: boolean;
+}
+
+export function aclView(a: Acl) {
+  return {
+    id: a.id,
+    name: a.name,
+    description: a.description,
+    index: a.index,
+    action: { type: a.action },
+    match: {
+      ip_subnet: a.ipSubnet,
+      ips_edge_services: false,
+      http_filter: "acl_http_filter_none",
+      http_filter_value: [],
+      invert: a.invert,
+    },
+    created_at: iso(a.created),
+    updated_at: iso(a.created),
+  };
+}
+
 export interface PrivateNetworkAttachment {
   readonly lbId: string;
   readonly privateNetworkId: string;
@@ -129,6 +161,7 @@ export class LbWorld {
   readonly backends = new Map<string, Backend>();
   readonly frontends = new Map<string, Frontend>();
   readonly certificates = new Map<string, Certificate>();
+  readonly acls = new Map<string, Acl>();
   readonly privateNetworks: PrivateNetworkAttachment[] = [];
   /** How long a created or migrated load balancer stays `pending`. */
   readyAfterMs = 0;
@@ -304,10 +337,16 @@ export function privateNetworkView(world: World, a: PrivateNetworkAttachment) {
   };
 }
 
+/** Deletes the frontend with its access list. */
+export function deleteFrontend(world: World, id: string): void {
+  world.lb.frontends.delete(id);
+  for (const [aclId, a] of world.lb.acls) if (a.frontendId === id) world.lb.acls.delete(aclId);
+}
+
 /** Deletes the load balancer with everything on it; its IPs are released or kept free. */
 export function deleteLb(world: World, lb: LoadBalancer, releaseIp: boolean): void {
   const w = world.lb;
-  for (const [id, f] of w.frontends) if (f.lbId === lb.id) w.frontends.delete(id);
+  for (const [id, f] of w.frontends) if (f.lbId === lb.id) deleteFrontend(world, id);
   for (const [id, b] of w.backends) if (b.lbId === lb.id) w.backends.delete(id);
   for (const [id, c] of w.certificates) if (c.lbId === lb.id) w.certificates.delete(id);
   for (let i = w.privateNetworks.length - 1; i >= 0; i--) {

@@ -173,6 +173,29 @@ export const lbPrivateNetwork: TypeFacts = {
   enums: { status: ["unknown", "ready", "pending", "error"] },
 };
 
+/** `Acl` (`unmarshalAcl`), with its `AclMatch` and `AclAction`. */
+export const lbAcl: TypeFacts = {
+  required: { id: "string", name: "string", index: "integer", description: "string" },
+  optional: { match: "object|null", action: "object|null", frontend: "object|null", created_at: "string|null" },
+  enums: {},
+};
+export const lbAclMatch: TypeFacts = {
+  required: {
+    ip_subnet: "array",
+    ips_edge_services: "boolean",
+    http_filter: "string",
+    http_filter_value: "array",
+    invert: "boolean",
+  },
+  optional: { http_filter_option: "string|null" },
+  enums: {},
+};
+export const lbAclAction: TypeFacts = {
+  required: { type: "string" },
+  optional: { redirect: "object|null" },
+  enums: { type: ["allow", "deny", "redirect"] },
+};
+
 /** `ZonedAPI.LOCALITY`. */
 export const lbZones = ["fr-par-1", "fr-par-2", "nl-ams-1", "nl-ams-2", "nl-ams-3", "pl-waw-1", "pl-waw-2", "pl-waw-3"];
 
