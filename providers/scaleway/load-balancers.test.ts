@@ -72,6 +72,25 @@ describe("a new Service", () => {
     expect([...w.h.emulator.world.lb.ips.keys()]).toEqual([ip.id]);
   });
 
+  test("a private one has no public IP, is attached to PN_ID and reports its address there", async () => {
+    const pn = "0e2b6d4c-1b2a-4c3d-8e5f-000000000001";
+    const w = await setUp({ PN_ID: pn });
+    const status = await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}private`]: "true" }), w.nodes);
+    const world = w.h.emulator.world;
+    expect(world.lb.ips.size).toBe(0);
+    expect(world.lb.privateNetworks.map((a) => a.privateNetworkId)).toEqual([pn]);
+    const booked = [...world.ips.values()].find((ip) => ip.resource?.type === "lb_server" && !ip.isIpv6);
+    expect(status.ingress).toEqual([{ ip: booked?.address.replace(/\/\d+$/, "") ?? "", ipMode: "VIP" }]);
+    // The backends target the Nodes' InternalIPs on the private network.
+    for (const b of world.lb.backends.values()) expect(b.pool.every((ip) => ip.startsWith("10.0.0."))).toBe(true);
+  });
+
+  test("use-hostname reports each IP's reverse name", async () => {
+    const w = await setUp();
+    const status = await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}use-hostname`]: "true" }), w.nodes);
+    expect(status.ingress?.[0]?.hostname).toMatch(/^51-15-\d+-\d+\.lb\.fr-par\.scw\.cloud$/);
+  });
+
   test("a load balancer not ready yet is a retry, not an error of the Service", async () => {
     const w = await setUp();
     w.h.emulator.world.lb.readyAfterMs = 30_000;
