@@ -7,13 +7,8 @@ import { json, noContent } from "../../kit/router.ts";
 import { invalidArguments, notFound } from "../errors.ts";
 import { pageAnswer, regionalPages } from "../listing.ts";
 import { allocatePrivateIp } from "../state/ipam.ts";
-import {
-  certificateView,
-  getLb,
-  type PrivateNetworkAttachment,
-  privateNetworkView,
-  requireReady,
-} from "../state/lb.ts";
+import { getLb, type PrivateNetworkAttachment, requireReady } from "../state/lb.ts";
+import { certificateView, privateNetworkView } from "../state/lb-views.ts";
 import { regionOf } from "../state/world.ts";
 import { type Endpoint, uuidParam } from "./endpoint.ts";
 import { uuid, Z, zoneOf } from "./lb-common.ts";

@@ -6,17 +6,8 @@ import * as v from "valibot";
 import { json, noContent } from "../../kit/router.ts";
 import { invalidArguments, notFound } from "../errors.ts";
 import { pageAnswer, regionalPages } from "../listing.ts";
-import {
-  type Acl,
-  aclView,
-  type Backend,
-  backendView,
-  deleteFrontend,
-  type Frontend,
-  frontendView,
-  getLb,
-  requireReady,
-} from "../state/lb.ts";
+import { type Acl, type Backend, deleteFrontend, type Frontend, getLb, requireReady } from "../state/lb.ts";
+import { aclView, backendView, frontendView } from "../state/lb-views.ts";
 import { type Endpoint, nameContains, uuidParam } from "./endpoint.ts";
 import { backendBody, backendUpdate, frontendBody, healthCheckBody, healthCheckOf } from "./lb-bodies.ts";
 import { checkCertificates, getBackend, getFrontend, Z, zoneOf } from "./lb-common.ts";

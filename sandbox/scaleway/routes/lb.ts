@@ -8,16 +8,8 @@ import * as v from "valibot";
 import { json, noContent } from "../../kit/router.ts";
 import { invalidArguments, notFound } from "../errors.ts";
 import { pageAnswer, regionalPages } from "../listing.ts";
-import {
-  createLbIp,
-  deleteLb,
-  getLb,
-  type LoadBalancer,
-  lbIpView,
-  lbTypes,
-  lbView,
-  requireReady,
-} from "../state/lb.ts";
+import { createLbIp, deleteLb, getLb, type LoadBalancer, lbTypes, requireReady } from "../state/lb.ts";
+import { lbIpView, lbView } from "../state/lb-views.ts";
 import type { World } from "../state/world.ts";
 import { type Endpoint, hasTags, nameContains, uuidParam } from "./endpoint.ts";
 import { uuid, Z, zoneOf } from "./lb-common.ts";
