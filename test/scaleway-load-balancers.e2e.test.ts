@@ -3,8 +3,8 @@
  * against the API emulator and the Scaleway emulator: a load balancer in scw CCM's shape (its name, tag, frontends
  * and backends, and the `scw-loadbalancer-id` annotation it wrote) is shown as `adopt` by `plan`, then adopted in
  * place — same ID, same IP, no create, no delete; an annotation change is applied to it; an invalid annotation is a
- * Warning event naming it; a new Service gets a load balancer once it is ready, with its IP; deleting the Services
- * removes their load balancers and the IPs they booked.
+ * Warning event naming it; a new Service gets a load balancer once it is ready, with its IP, and exactly one under
+ * 429s and 5xx; deleting the Services removes their load balancers and the IPs they booked.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -251,9 +251,35 @@ test("a new Service gets a load balancer, pending then ready, with its IP", asyn
   expect(lbs()).toHaveLength(2);
 }, 180_000);
 
+test("under 429s and 5xx, a new Service still gets exactly one load balancer", async () => {
+  scw.world.lb.readyAfterMs = 0;
+  scw.faults.set({
+    latencyMs: 0,
+    errorRate: 0,
+    failNext: [
+      { method: "POST", pathPrefix: "/lb/v1/zones/fr-par-1/lbs", type: "service_unavailable", count: 1 },
+      { method: "POST", pathPrefix: "/lb/v1/zones/fr-par-1/lbs", type: "too_many_requests", count: 2 },
+      { method: "GET", pathPrefix: "/lb/v1/zones/fr-par-1/lbs", type: "internal_error", count: 2 },
+      { method: "PUT", pathPrefix: "/lb/v1/zones/fr-par-1/backends", type: "bad_gateway", count: 1 },
+    ],
+  });
+  const fresh = await createService("flaky");
+  await until(
+    "the flaky Service's ingress",
+    () => (svc("flaky")?.status?.loadBalancer?.ingress ?? []).length > 0,
+    150_000,
+  );
+  scw.faults.set({ latencyMs: 0, errorRate: 0, failNext: [] });
+  const failed = Object.entries(scw.calls.snapshot().byRoute)
+    .filter(([route]) => route.startsWith("POST /lb/"))
+    .reduce((sum, [, stats]) => sum + stats.failed, 0);
+  expect(failed).toBeGreaterThanOrEqual(3);
+  expect(lbs().filter((l) => l.name === fresh.metadata?.uid)).toHaveLength(1);
+  expect(lbs()).toHaveLength(3);
+}, 180_000);
+
 test("the Services deleted, their load balancers and booked IPs go", async () => {
-  await client.delete(Resources.services, "web", ns);
-  await client.delete(Resources.services, "api", ns);
+  for (const name of ["web", "api", "flaky"]) await client.delete(Resources.services, name, ns);
   await until("no load balancer left", () => lbs().length === 0 && scw.world.lb.ips.size === 0, 120_000);
-  await until("the Services gone", () => svc("web") === undefined && svc("api") === undefined);
+  await until("the Services gone", () => ["web", "api", "flaky"].every((name) => svc(name) === undefined));
 }, 180_000);
