@@ -31,10 +31,9 @@ import {
   desiredLoadBalancer,
   identityOf,
   ingressOf,
-  type LoadBalancerIdentity,
   LoadBalancerSpecError,
-  MANAGED_TAG,
 } from "./lb/desired.ts";
+import { loadBalancerLookup } from "./lb/lookup.ts";
 import { describe, type FoundLoadBalancer, planLoadBalancer } from "./lb/plan.ts";
 import { previewLoadBalancer } from "./lb/preview.ts";
 
@@ -56,6 +55,7 @@ const OP = "scaleway/load-balancers";
 
 export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): LoadBalancer {
   const { api, config, logger } = deps;
+  const { find, staticIpIds } = loadBalancerLookup(api);
 
   async function step<T>(op: string, service: Service, fn: () => Promise<T>): Promise<T> {
     try {
@@ -75,55 +75,6 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
     const desired = desiredLoadBalancer({ service, values, nodes, config });
     if (write) for (const w of desired.warnings) warn(service, "LoadBalancerConfiguration", w);
     return { values, desired };
-  }
-
-  /** The Service's load balancer: by the ID annotation, else by name; `undefined` when there is none. */
-  async function find(ctx: CallContext, desired: LoadBalancerIdentity): Promise<ScwLoadBalancer | undefined> {
-    if (desired.ref) {
-      const lb = await api.getLoadBalancer(ctx, desired.ref.zone, desired.ref.id);
-      if (lb && lb.name !== desired.name && lb.tags.includes(MANAGED_TAG)) {
-        throw new LoadBalancerSpecError(
-          `load balancer ${lb.zone}/${lb.id} (${lb.name}) named by service.beta.kubernetes.io/scw-loadbalancer-id was made by a cloud controller manager for another Service (this one's is named ${desired.name}); it is left alone: remove the annotation, or point it at a load balancer made for sharing`,
-        );
-      }
-      if (lb || desired.externallyManaged) {
-        if (!lb)
-          throw new LoadBalancerSpecError(
-            `externally managed load balancer ${desired.ref.zone}/${desired.ref.id} does not exist`,
-          );
-        return lb;
-      }
-    }
-    const named = (await api.listLoadBalancers(ctx, desired.zone, desired.name)).filter(
-      (lb) => lb.name === desired.name,
-    );
-    if (named.length > 1) {
-      throw new Error(
-        `load balancers ${named.map((l) => `${l.zone}/${l.id}`).join(", ")} are all named ${desired.name}; delete all but one in the Scaleway console`,
-      );
-    }
-    return named[0];
-  }
-
-  /** The flexible IPs the Service chose (`ip-ids`, else `spec.loadBalancerIP`'s), or `[]` for new ones. */
-  async function staticIpIds(
-    ctx: CallContext,
-    desired: DesiredLoadBalancer,
-    lbId?: string,
-  ): Promise<readonly string[]> {
-    if (desired.ipIds.length > 0 || !desired.loadBalancerIP) return desired.ipIds;
-    const [ip] = await api.listIpsByAddress(ctx, desired.zone, desired.loadBalancerIP);
-    if (!ip) {
-      throw new LoadBalancerSpecError(
-        `spec.loadBalancerIP ${desired.loadBalancerIP} is no flexible IP of the Load Balancer API in ${desired.zone}; reserve it there first`,
-      );
-    }
-    if (ip.lbId !== "" && ip.lbId !== lbId) {
-      throw new LoadBalancerSpecError(
-        `spec.loadBalancerIP ${desired.loadBalancerIP} is used by load balancer ${ip.lbId}`,
-      );
-    }
-    return [ip.id];
   }
 
   async function create(ctx: CallContext, service: Service, desired: DesiredLoadBalancer): Promise<ScwLoadBalancer> {
