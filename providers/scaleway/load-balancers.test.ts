@@ -211,6 +211,12 @@ describe("changes", () => {
     w.h.emulator.calls.reset();
     await w.lb.ensureLoadBalancer(ctx, "k", ranged, w.nodes);
     expect(writes(w)).toEqual([]);
+    expect((await w.lb.planLoadBalancer?.(ctx, "k", ranged, w.nodes))?.action).toBe("none");
+    const wider = service({}, { loadBalancerSourceRanges: ["203.0.113.0/24", "198.51.100.0/24"] });
+    expect((await w.lb.planLoadBalancer?.(ctx, "k", wider, w.nodes))?.changes).toEqual([
+      "set 2 ACL rule(s) on port 80",
+      "set 2 ACL rule(s) on port 443",
+    ]);
     await w.lb.updateLoadBalancer(ctx, "k", ranged, [...w.nodes, w.addNode("worker-3")]);
     expect(
       acls()

@@ -249,7 +249,15 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
           return { action: "update", name: lb.name, changes: [`delete ${lb.zone}/${lb.id}: ${why}`, ...made.changes] };
         }
         const found = await read(ctx, lb);
-        return previewLoadBalancer(found, desired, planLoadBalancer(found, desired), ownerTag(desired.uid));
+        const acls: string[] = [];
+        for (const p of desired.ports) {
+          const id = found.frontends.find((f) => f.inboundPort === p.frontend.inboundPort)?.id;
+          const want = aclSpecs(id ?? "new", desired.aclAllow);
+          const got = id === undefined ? [] : await api.listAcls(ctx, lb.zone, id, aclPrefix(id));
+          if (!aclsEqual(got, want)) acls.push(`set ${want.length} ACL rule(s) on port ${p.frontend.inboundPort}`);
+        }
+        const ops = planLoadBalancer(found, desired);
+        return previewLoadBalancer(found, desired, ops, ownerTag(desired.uid), acls);
       });
     },
 

@@ -13,6 +13,8 @@ export function previewLoadBalancer(
   desired: DesiredLoadBalancer,
   ops: readonly LbOperation[],
   ownerTag: string,
+  /** Changes made after the operations (the frontends' access lists). */
+  after: readonly string[] = [],
 ): LoadBalancerPlan {
   if (!found) {
     const ports = desired.ports.map((p) => `${p.frontend.inboundPort}→${p.backend.forwardPort}`).join(", ") || "none";
@@ -26,16 +28,21 @@ export function previewLoadBalancer(
             : desired.create.ipv6
               ? "a new IPv4 and IPv6"
               : "a new IPv4";
+    const acl =
+      desired.aclAllow.length > 0
+        ? [`set an access list on each port allowing ${desired.aclAllow.length} source(s)`]
+        : [];
     return {
       action: "create",
       name: desired.name,
       changes: [
         `create ${desired.create.type} in ${desired.zone} with ${ips}, ports ${ports} and ${desired.pool?.length ?? 0} server(s)`,
+        ...acl,
       ],
     };
   }
   const adopt = !desired.externallyManaged && !found.lb.tags.includes(ownerTag);
-  const changes = [...(adopt ? [`tag ${ownerTag}`] : []), ...ops.map(describe)];
+  const changes = [...(adopt ? [`tag ${ownerTag}`] : []), ...ops.map(describe), ...after];
   return {
     action: adopt ? "adopt" : changes.length > 0 ? "update" : "none",
     name: found.lb.name,
