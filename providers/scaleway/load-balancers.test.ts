@@ -85,6 +85,19 @@ describe("a new Service", () => {
     for (const b of world.lb.backends.values()) expect(b.pool.every((ip) => ip.startsWith("10.0.0."))).toBe(true);
   });
 
+  test("a private one without its address yet: ensure retries, get and delete go on", async () => {
+    const pn = "0e2b6d4c-1b2a-4c3d-8e5f-000000000001";
+    const w = await setUp({ PN_ID: pn });
+    const svc = service({ [`${A}private`]: "true" });
+    await w.lb.ensureLoadBalancer(ctx, "k", svc, w.nodes);
+    const world = w.h.emulator.world;
+    for (const [id, ip] of world.ips) if (ip.resource?.type === "lb_server") world.ips.delete(id);
+    await expect(w.lb.ensureLoadBalancer(ctx, "k", svc, w.nodes)).rejects.toThrow(/no address on its private network/);
+    expect(await w.lb.getLoadBalancer(ctx, "k", svc)).toEqual({ ingress: [] });
+    await w.lb.ensureLoadBalancerDeleted(ctx, "k", svc);
+    expect(world.lb.lbs.size).toBe(0);
+  });
+
   test("use-hostname reports each IP's reverse name", async () => {
     const w = await setUp();
     const status = await w.lb.ensureLoadBalancer(ctx, "k", service({ [`${A}use-hostname`]: "true" }), w.nodes);

@@ -120,9 +120,12 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
     ctx: CallContext,
     lb: ScwLoadBalancer,
     desired: Pick<DesiredLoadBalancer, "private" | "ingress">,
+    /** Without an address yet: a retry (ensure), or an empty ingress (get, which must not hold up a deletion). */
+    strict = true,
   ): Promise<LoadBalancerStatus> {
     if (!desired.private) return statusOf(lb, desired.ingress);
     const ips = await api.listPrivateIPv4s(ctx, lb.zone.replace(/-\d+$/, ""), lb.id);
+    if (ips.length === 0 && !strict) return { ingress: [] };
     if (ips.length === 0)
       throw new RetryError(
         `private load balancer ${lb.id} has no address on its private network yet`,
@@ -195,7 +198,7 @@ export function createScalewayLoadBalancer(deps: ScalewayLoadBalancerDeps): Load
         });
         if (!lb) return undefined;
         const ingress = ingressOf(service, values);
-        return status(ctx, lb, { private: values.private, ingress });
+        return status(ctx, lb, { private: values.private, ingress }, false);
       });
     },
 
