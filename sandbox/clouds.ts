@@ -106,7 +106,7 @@ async function startEmulator(name: Exclude<SandboxCloud, "sandbox">, o: StartOpt
         machines: "servers",
         env: project.env,
         routes: false,
-        loadBalancers: false,
+        loadBalancers: true,
         flags: (kubeconfig) => [
           "--cloud-provider=scaleway",
           "--allow-untagged-cloud",

@@ -19,6 +19,7 @@ import { OpenStackAnnotations } from "../providers/openstack/annotations.ts";
 import { openstack } from "../providers/openstack/provider.ts";
 import { proxmox } from "../providers/proxmox/provider.ts";
 import { SandboxAnnotations } from "../providers/sandbox/annotations.ts";
+import { ScalewayAnnotations } from "../providers/scaleway/annotations.ts";
 import { scaleway } from "../providers/scaleway/provider.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -67,6 +68,9 @@ export const PROVIDER_PAGES = {
       annotations: [...MetalServiceAnnotations.list, ...MetalRecordAnnotations.list],
     }),
   "docs/providers/scaleway.md": () =>
-    providerPage("docs/providers/scaleway.md", { settings: scaleway.settings.reference }),
+    providerPage("docs/providers/scaleway.md", {
+      settings: scaleway.settings.reference,
+      annotations: ScalewayAnnotations.list,
+    }),
   "docs/sandbox.md": () => providerPage("docs/sandbox.md", { annotations: SandboxAnnotations.list }),
 } as const;

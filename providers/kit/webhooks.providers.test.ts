@@ -6,6 +6,7 @@ import type { CloudProvider } from "../cloud.ts";
 import { hcloud } from "../hcloud/provider.ts";
 import { metal } from "../metal/provider.ts";
 import { openstack } from "../openstack/provider.ts";
+import { scaleway } from "../scaleway/provider.ts";
 import { SERVICE_ANNOTATIONS_WEBHOOK } from "./webhooks.ts";
 
 // The shipped declarations, built as the command builds them (no cloud call is made), each handing its own
@@ -49,9 +50,30 @@ const providers: [string, () => Promise<CloudProvider>, string, string][] = [
     "loadbalancer.openstack.org/connection-limit",
     "1000",
   ],
+  [
+    "scaleway",
+    () =>
+      scaleway.build(
+        {
+          env: {
+            SCW_ACCESS_KEY: "SCWAAAAAAAAAAAAAAAAA",
+            SCW_SECRET_KEY: "00000000-0000-4000-8000-000000000001",
+            SCW_DEFAULT_REGION: "fr-par",
+            SCW_API_URL: "http://127.0.0.1:9",
+            DISABLE_TAGS_SYNC: "true",
+          },
+          config: undefined,
+          configSource: undefined,
+          metrics: new Registry(),
+        },
+        { retry: { maxRetries: 0 } },
+      ),
+    "service.beta.kubernetes.io/scw-loadbalancer-health-check-max-retries",
+    "3",
+  ],
 ];
 
-const declarations = { hcloud, metal, openstack } as const;
+const declarations = { hcloud, metal, openstack, scaleway } as const;
 
 const review = (annotations: Record<string, string>): AdmissionRequest => ({
   uid: "u1",

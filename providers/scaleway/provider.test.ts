@@ -40,6 +40,11 @@ describe("the scaleway provider", () => {
     expect((await scwProvider(h)).instancesV2).toBeDefined();
   });
 
+  test("DISABLE_INTERFACES=loadbalancer turns loadBalancer off, as in scw CCM", async () => {
+    expect((await scwProvider(h, { DISABLE_INTERFACES: "loadbalancer" })).loadBalancer).toBeUndefined();
+    expect((await scwProvider(h)).loadBalancer?.planLoadBalancer).toBeDefined();
+  });
+
   test("EXTRA_USER_AGENT is appended to the user agent of every request", async () => {
     const agents: string[] = [];
     const provider = await (await import("./provider.ts")).scaleway.build(

@@ -4,7 +4,7 @@
  */
 import type { SettingDoc } from "../kit/settings-reference.ts";
 
-const laterLb = "load balancers (not in this version yet): ";
+const lb = "load balancers: ";
 
 export const scalewaySettingDocs: readonly SettingDoc[] = [
   {
@@ -33,9 +33,7 @@ export const scalewaySettingDocs: readonly SettingDoc[] = [
   {
     names: ["SCW_DEFAULT_PROJECT_ID"],
     default: "not set",
-    meaning:
-      "the project: `doctor` and the start read it to prove the key can; " +
-      `${laterLb}the project new ones are made in`,
+    meaning: `the project: \`doctor\` and the start read it to prove the key can; ${lb}the project new ones are made in`,
   },
   {
     names: ["SCW_DEFAULT_ORGANIZATION_ID"],
@@ -51,22 +49,22 @@ export const scalewaySettingDocs: readonly SettingDoc[] = [
     names: ["PN_ID"],
     default: "not set",
     meaning:
-      "a private network's ID: a Node's InternalIP is the IPAM address of the Instance's NIC on this network only (else of every NIC it has)",
+      "a private network's ID: a Node's InternalIP is the IPAM address of the Instance's NIC on this network only (else of every NIC it has); load balancers are attached to it and target the Nodes' InternalIPs",
   },
   {
     names: ["LB_DEFAULT_TYPE"],
     default: "not set",
-    meaning: `${laterLb}the type of new ones (\`LB-S\`, \`LB-GP-M\`)`,
+    meaning: `${lb}the type of new ones (\`LB-S\`, \`LB-GP-M\`); unset, \`lb-s\``,
   },
   {
     names: ["SCW_CCM_PREFIX"],
     default: "not set",
-    meaning: `${laterLb}a prefix of their names (at most 64 characters)`,
+    meaning: `${lb}a prefix of their names, which are the prefix and the Service UID (at most 64 characters)`,
   },
   {
     names: ["SCW_CCM_TAGS", "SCW_CCM_TAGS_DELIMITER"],
     default: "not set; `,`",
-    meaning: `${laterLb}tags put on every one, split by the one-character delimiter`,
+    meaning: `${lb}tags put on every new one, split by the one-character delimiter (besides \`managed-by-scaleway-cloud-controller-manager\`)`,
   },
   {
     names: ["EXTRA_USER_AGENT"],
@@ -77,7 +75,7 @@ export const scalewaySettingDocs: readonly SettingDoc[] = [
     names: ["DISABLE_INTERFACES"],
     default: "not set",
     meaning:
-      "a comma-separated list of `instances`, `loadbalancer`, `zones`: `instances` turns off the node controllers' cloud side (no `instancesV2`); the others have nothing to turn off yet. Another value is an error.",
+      "a comma-separated list of `instances`, `loadbalancer`, `zones`: `instances` turns off the node controllers' cloud side (no `instancesV2`), `loadbalancer` the load balancers (no `loadBalancer`: LoadBalancer Services are left to another implementation); `zones` has nothing to turn off. Another value is an error.",
   },
   {
     names: ["DISABLE_TAGS_SYNC"],

@@ -34,12 +34,28 @@ export async function conformanceTarget(product: "instance" | "baremetal", zone:
   const h = startHarness();
   const provider = await scwProvider(h);
   const world = h.emulator.world;
+  /** A machine's public IPv4, which its Node reports as ExternalIP and load balancers target: its Node's name. */
+  const hostByIP = new Map<string, string>();
   return {
     provider,
     arrange: {
       createMachine({ name }: { name: string }) {
-        const id = product === "instance" ? h.instance({ name, zone }).id : h.baremetal({ name, zone }).id;
-        return { nodeName: name, providerID: `scaleway://${product}/${zone}/${id}` };
+        const made =
+          product === "instance"
+            ? (() => {
+                const s = h.instance({ name, zone });
+                return { id: s.id, ip: s.publicIps.find((ip) => ip.family === "inet")?.address };
+              })()
+            : (() => {
+                const s = h.baremetal({ name, zone });
+                return { id: s.id, ip: s.ips.find((ip) => ip.version === "IPv4")?.address };
+              })();
+        if (made.ip) hostByIP.set(made.ip, name);
+        return {
+          nodeName: name,
+          providerID: `scaleway://${product}/${zone}/${made.id}`,
+          ...(made.ip ? { addresses: [{ type: "ExternalIP", address: made.ip }] } : {}),
+        };
       },
       stopMachine({ providerID }: { providerID: string }) {
         const id = parseProviderID(providerID).id;
@@ -51,6 +67,13 @@ export async function conformanceTarget(product: "instance" | "baremetal", zone:
       async deleteMachine({ providerID }: { providerID: string }) {
         await h.call("DELETE", `/_emulator/${product}/servers/${parseProviderID(providerID).id}`);
       },
+      listLoadBalancers: () =>
+        [...world.lb.lbs.values()].map((lb) => {
+          const backends = [...world.lb.backends.values()].filter((b) => b.lbId === lb.id);
+          const frontends = [...world.lb.frontends.values()].filter((f) => f.lbId === lb.id);
+          const hosts = new Set(backends.flatMap((b) => b.pool.map((ip) => hostByIP.get(ip) ?? ip)));
+          return { name: lb.name, hosts: [...hosts], ports: frontends.map((f) => f.inboundPort) };
+        }),
     },
     teardown: () => h.stop(),
   };

@@ -11,6 +11,7 @@ import { controlEndpoints } from "./control.ts";
 import { scalewayEnvelope } from "./errors.ts";
 import type { Faults } from "./faults.ts";
 import { ipamEndpoints } from "./routes/ipam.ts";
+import { loadBalancerEndpoints } from "./routes/lb.ts";
 import { serverEndpoints } from "./routes/servers.ts";
 import type { World } from "./state/world.ts";
 
@@ -29,7 +30,7 @@ export function createScalewayHandler(deps: ScalewayApiDeps): (request: Request)
     name: "scaleway emulator",
     apiPrefix: "",
     world: deps.world,
-    endpoints: [...serverEndpoints, ...ipamEndpoints],
+    endpoints: [...serverEndpoints, ...ipamEndpoints, ...loadBalancerEndpoints],
     control: controlEndpoints(deps),
     envelope: () => scalewayEnvelope,
     authenticated: (request) => request.headers.get("x-auth-token") === deps.secretKey,

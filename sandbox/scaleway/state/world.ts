@@ -7,6 +7,7 @@ import type { Random } from "../../cloud/random.ts";
 import type { BaremetalServer } from "./baremetal.ts";
 import type { InstanceServer } from "./instance.ts";
 import type { IpamIp } from "./ipam.ts";
+import { LbWorld } from "./lb.ts";
 
 /** The zones of each product, as the official SDK lists them (scaleway-sdk-js `api.gen.ts` `LOCALITY`). */
 export const instanceZones = [
@@ -50,6 +51,8 @@ export class World {
   readonly instances = new Map<string, InstanceServer>();
   readonly baremetal = new Map<string, BaremetalServer>();
   readonly ips = new Map<string, IpamIp>();
+  /** The Load Balancer API's resources. */
+  readonly lb = new LbWorld();
   #addresses = 0;
 
   constructor(o: WorldOptions) {

@@ -16,6 +16,7 @@ export type FieldType =
   | "object"
   | "string|null"
   | "boolean|null"
+  | "integer|null"
   | "object|null";
 
 export interface TypeFacts {
