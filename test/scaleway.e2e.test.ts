@@ -207,6 +207,7 @@ test("composed with metal (docs/composing-providers.md): Instances, Elastic Meta
     "sandbox",
     "--cloud=scaleway",
     "--nodes=3",
+    "--services=0",
     "--controllers=false",
     `--dir=${at}`,
   ]);
