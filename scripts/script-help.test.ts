@@ -16,6 +16,7 @@ test.each([
   ["scripts/proxmox-emulator/main.ts", "npx bun scripts/proxmox-emulator/main.ts"],
   ["sandbox/hcloud/main.ts", "npx bun sandbox/hcloud/main.ts"],
   ["sandbox/scaleway/main.ts", "npx bun sandbox/scaleway/main.ts"],
+  ["sandbox/digitalocean/main.ts", "npx bun sandbox/digitalocean/main.ts"],
   ["scripts/bench/index.ts", "npm run bench --"],
 ])("%s: --help prints the usage, an unknown flag is named with it", (script, invocation) => {
   const help = run(script, "--help");

@@ -1,25 +1,18 @@
 /**
- * The emulator's control API under `/_emulator` (not part of DigitalOcean's): faults, the rate-limit bucket,
- * settings (how long a load balancer stays `new`), Droplets (the provider only reads them, so they are made here)
- * and the call counters. It needs the same token, is never faulted, rate limited or counted, so a test can always
+ * The emulator's control API under `/_emulator` (not part of DigitalOcean's): the kit's faults, rate-limit bucket
+ * and call counters (sandbox/kit/control.ts), and DigitalOcean's settings (how long a load balancer stays `new`)
+ * and Droplets (the provider only reads them, so they are made here). It needs the same token, is never faulted, rate limited or counted, so a test can always
  * reach it.
  */
 import * as v from "valibot";
 import type { CallCounter } from "../cloud/calls.ts";
-import type { RateLimitBucket } from "../hcloud/rate-limit.ts";
+import { commonControlEndpoints } from "../kit/control.ts";
+import type { RateLimitBucket } from "../kit/rate-limit.ts";
 import { DoError } from "./errors.ts";
 import { type Faults, faultsSchema } from "./faults.ts";
 import { bodyOf, type Endpoint, json, noContent, tagName } from "./routes/endpoint.ts";
 import { createDroplet, deleteDroplet, dropletStatuses, dropletView, getDroplet } from "./state/droplets.ts";
 import type { World } from "./state/world.ts";
-
-const count = v.pipe(v.number(), v.integer(), v.minValue(1));
-
-export const rateLimitSchema = v.strictObject({
-  limit: count,
-  /** Default: `limit` (the whole budget comes back within the hour). */
-  perHour: v.exactOptional(count),
-});
 
 export const settingsSchema = v.strictObject({
   lbActiveDelayMs: v.exactOptional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3_600_000))),
@@ -51,22 +44,7 @@ function dropletParam(params: Readonly<Record<string, string>>): number {
 export function controlEndpoints({ world, faults, bucket, calls }: ControlDeps): Endpoint[] {
   const settings = () => ({ lbActiveDelayMs: world.lbActiveDelayMs });
   return [
-    { method: "GET", route: "/faults", handle: () => json({ faults: faults.get() }) },
-    {
-      method: "PUT",
-      route: "/faults",
-      handle: async (call) => json({ faults: faults.set(await bodyOf(call, faultsSchema)) }),
-    },
-    { method: "GET", route: "/rate-limit", handle: () => json({ rateLimit: bucket.config, headers: bucket.peek() }) },
-    {
-      method: "PUT",
-      route: "/rate-limit",
-      handle: async (call) => {
-        const body = await bodyOf(call, rateLimitSchema);
-        bucket.set({ limit: body.limit, perHour: body.perHour ?? body.limit });
-        return json({ rateLimit: bucket.config, headers: bucket.peek() });
-      },
-    },
+    ...commonControlEndpoints({ faults, faultsSchema, calls, bucket }),
     { method: "GET", route: "/settings", handle: () => json({ settings: settings() }) },
     {
       method: "PUT",
@@ -97,16 +75,6 @@ export function controlEndpoints({ world, faults, bucket, calls }: ControlDeps):
       route: "/droplets/:id",
       handle: (call) => {
         deleteDroplet(world, dropletParam(call.params));
-        return noContent();
-      },
-    },
-    { method: "GET", route: "/calls", handle: () => json({ calls: calls.snapshot() }) },
-    { method: "GET", route: "/calls/writes", handle: () => json({ writes: calls.writes() }) },
-    {
-      method: "DELETE",
-      route: "/calls",
-      handle: () => {
-        calls.reset();
         return noContent();
       },
     },

@@ -5,7 +5,8 @@
 import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
 import { type Random, seededRandom } from "../cloud/random.ts";
-import { RateLimitBucket, type RateLimitConfig } from "../hcloud/rate-limit.ts";
+import { RateLimitBucket, type RateLimitConfig } from "../kit/rate-limit.ts";
+import { serveEmulator } from "../kit/server.ts";
 import { createDoHandler } from "./api.ts";
 import { Faults } from "./faults.ts";
 import { World } from "./state/world.ts";
@@ -57,8 +58,7 @@ export function startDoEmulator(options: DoEmulatorOptions): DoEmulator {
   const random = options.random ?? seededRandom(options.seed ?? 1);
   const faults = new Faults(random);
   const world = new World({ now, random, lbActiveDelayMs: options.lbActiveDelayMs ?? 5000 });
-  const bucket = new RateLimitBucket(now);
-  bucket.set(options.rateLimit ?? digitalOceanRateLimit);
+  const bucket = new RateLimitBucket(now, options.rateLimit ?? digitalOceanRateLimit);
   const calls = new CallCounter();
   const handler = createDoHandler({
     world,
@@ -71,9 +71,8 @@ export function startDoEmulator(options: DoEmulatorOptions): DoEmulator {
     logger: options.logger,
     metadataRegion: options.metadataRegion ?? "nyc3",
   });
-  const server = Bun.serve({ hostname: options.hostname ?? "127.0.0.1", port: options.port ?? 0, fetch: handler });
-  const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
-  const base = `http://${host}:${server.port}`;
+  const served = serveEmulator({ hostname: options.hostname, port: options.port, fetch: handler });
+  const base = served.base;
   return {
     endpoint: base,
     metadataUrl: base,
@@ -83,8 +82,6 @@ export function startDoEmulator(options: DoEmulatorOptions): DoEmulator {
     faults,
     bucket,
     calls,
-    async stop() {
-      await server.stop(true);
-    },
+    stop: () => served.stop(),
   };
 }

@@ -3,17 +3,13 @@
  * Nothing in production imports this file.
  */
 import { steppingClock } from "../../providers/kit/http/testing.ts";
+import { type Answer, callJson } from "../kit/testing.ts";
 import { type DoEmulator, type DoEmulatorOptions, startDoEmulator } from "./server.ts";
 import { createDroplet, type DropletSpec } from "./state/droplets.ts";
 
 export const TOKEN = "test-token-0123456789";
 
-export interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON freely
-  readonly body: any;
-}
+export type { Answer } from "../kit/testing.ts";
 
 export interface Harness {
   readonly emulator: DoEmulator;
@@ -39,13 +35,7 @@ export function startHarness(options: Partial<DoEmulatorOptions> = {}): Harness 
     clock,
     async call(method, path, body, token = TOKEN) {
       const url = `${emulator.endpoint}${path.startsWith("/_emulator") ? "" : "/v2"}${path}`;
-      const res = await fetch(url, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+      return callJson(url, method, { authorization: `Bearer ${token}` }, body);
     },
     droplet: (spec) => createDroplet(emulator.world, spec).id,
     stop: () => emulator.stop(),

@@ -6,10 +6,10 @@
 import type { ConsolaInstance } from "consola";
 import type { CallCounter } from "../cloud/calls.ts";
 import { createApiHandler } from "../kit/api.ts";
+import type { RateLimitBucket } from "../kit/rate-limit.ts";
 import { type ControlDeps, controlEndpoints } from "./control.ts";
 import { hcloudEnvelope } from "./errors.ts";
 import type { Faults } from "./faults.ts";
-import type { RateLimitBucket } from "./rate-limit.ts";
 import { actionEndpoints } from "./routes/actions.ts";
 import { catalogEndpoints } from "./routes/catalog.ts";
 import { certificateEndpoints } from "./routes/certificates.ts";

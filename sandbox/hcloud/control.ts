@@ -7,8 +7,8 @@
 import * as v from "valibot";
 import type { CallCounter } from "../cloud/calls.ts";
 import { commonControlEndpoints } from "../kit/control.ts";
+import type { RateLimitBucket } from "../kit/rate-limit.ts";
 import { type Faults, faultsSchema } from "./faults.ts";
-import type { RateLimitBucket } from "./rate-limit.ts";
 import { bodyOf, type Endpoint, json } from "./routes/endpoint.ts";
 import type { World } from "./state/world.ts";
 

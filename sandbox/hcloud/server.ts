@@ -5,11 +5,14 @@
 import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
 import { type Random, seededRandom } from "../cloud/random.ts";
+import { RateLimitBucket, type RateLimitConfig } from "../kit/rate-limit.ts";
 import { serveEmulator } from "../kit/server.ts";
 import { createHcloudHandler } from "./api.ts";
 import { Faults } from "./faults.ts";
-import { RateLimitBucket, type RateLimitConfig } from "./rate-limit.ts";
 import { World } from "./state/world.ts";
+
+/** Hetzner's documented budget: a bucket of 3600, refilled at 3600 an hour (one a second). */
+export const hetznerRateLimit: RateLimitConfig = Object.freeze({ limit: 3600, perHour: 3600 });
 
 export interface HcloudEmulatorOptions {
   /** The project's API token: every call must carry `Authorization: Bearer <token>`. */
@@ -59,8 +62,7 @@ export function startHcloudEmulator(options: HcloudEmulatorOptions): HcloudEmula
     actionDurationMs: options.actionDurationMs ?? 1000,
     legacyDatacenter: options.legacyDatacenter ?? false,
   });
-  const bucket = new RateLimitBucket(now);
-  if (options.rateLimit) bucket.set(options.rateLimit);
+  const bucket = new RateLimitBucket(now, options.rateLimit ?? hetznerRateLimit);
   const calls = new CallCounter();
   const handler = createHcloudHandler({
     world,

@@ -1,18 +1,16 @@
 /**
- * Hetzner's rate limit: one bucket per project (here: the emulator's one token), `limit` requests full, refilled
- * continuously at `limit` per hour (3600 ⇒ one a second). Every answer to an authenticated call carries
- * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (the Unix time in seconds when the bucket is full
- * again); a call that finds it empty gets 429 `rate_limit_exceeded`.
+ * The rate limit Hetzner and DigitalOcean both publish: one bucket per account (here: the emulator's one token),
+ * `limit` requests full, refilled continuously at `perHour` (Hetzner: 3600 ⇒ one a second; DigitalOcean: 5000).
+ * Every answer to an authenticated call carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
+ * (the Unix time in seconds when the bucket is full again); a call that finds it empty gets the cloud's 429.
  */
 
 export interface RateLimitConfig {
-  /** The bucket's size; Hetzner's default is 3600. */
+  /** The bucket's size. */
   readonly limit: number;
-  /** Refill per hour; default `limit` (Hetzner refills the whole bucket in an hour). */
+  /** Refill per hour; `limit` refills the whole bucket in an hour. */
   readonly perHour: number;
 }
-
-export const hetznerRateLimit: RateLimitConfig = Object.freeze({ limit: 3600, perHour: 3600 });
 
 export interface RateLimitVerdict {
   readonly allowed: boolean;
@@ -21,13 +19,15 @@ export interface RateLimitVerdict {
 
 export class RateLimitBucket {
   readonly #now: () => number;
-  #config: RateLimitConfig = hetznerRateLimit;
-  #tokens: number = hetznerRateLimit.limit;
+  #config: RateLimitConfig;
+  #tokens: number;
   #at: number;
 
-  /** `now` in milliseconds since the epoch. */
-  constructor(now: () => number) {
+  /** `now` in milliseconds since the epoch; the bucket starts full. */
+  constructor(now: () => number, config: RateLimitConfig) {
     this.#now = now;
+    this.#config = config;
+    this.#tokens = config.limit;
     this.#at = now();
   }
 
