@@ -237,6 +237,8 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           port: options.serving.securePort,
           certFile: options.serving.certFile || undefined,
           keyFile: options.serving.keyFile || undefined,
+          certDir: options.serving.certDir,
+          permitPortSharing: options.serving.permitPortSharing,
           client,
           alwaysAllowPaths: options.serving.alwaysAllowPaths,
           profiling: options.serving.profiling,

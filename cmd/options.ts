@@ -228,6 +228,8 @@ const OptionsSchema = v.pipe(
     "secure-port": str,
     "tls-cert-file": str,
     "tls-private-key-file": str,
+    "cert-dir": str,
+    "permit-port-sharing": bool("permit-port-sharing"),
     "authentication-kubeconfig": str,
     "authentication-token-webhook-cache-ttl": duration("authentication-token-webhook-cache-ttl", {
       min: "non-negative",
@@ -308,6 +310,8 @@ const OptionsSchema = v.pipe(
       securePort: Number(o["secure-port"]),
       certFile: o["tls-cert-file"],
       keyFile: o["tls-private-key-file"],
+      certDir: o["cert-dir"],
+      permitPortSharing: o["permit-port-sharing"],
       authenticationKubeconfig: o["authentication-kubeconfig"],
       tokenCacheTtlMs: o["authentication-token-webhook-cache-ttl"],
       authorizationKubeconfig: o["authorization-kubeconfig"],

@@ -22,6 +22,8 @@ export interface TlsListenerOptions {
   /** Both or neither; neither ⇒ an in-memory self-signed certificate for localhost/127.0.0.1. */
   readonly certFile?: string | undefined;
   readonly keyFile?: string | undefined;
+  /** Listen with SO_REUSEPORT from the start, so another process may listen on the port too. */
+  readonly reusePort?: boolean;
   /** Answers every request; a throw is answered 500 and logged. */
   readonly handle: (request: Request) => Response | Promise<Response>;
   readonly logger: ConsolaInstance;
@@ -61,8 +63,8 @@ export const listenTls = async (options: TlsListenerOptions): Promise<TlsListene
     Bun.serve({
       hostname: bindAddress,
       port,
-      // Only a reloadable certificate needs a second listener on the same port for a moment.
-      reusePort: fromFiles,
+      // A reloadable certificate needs a second listener on the same port for a moment.
+      reusePort: fromFiles || (options.reusePort ?? false),
       tls: { cert: pair.cert, key: pair.key },
       fetch: async (request) => {
         const started = options.now();

@@ -238,6 +238,27 @@ describe("the compiled manager's secure serving", () => {
     expect(await p.exited).toBe(0);
   }, 90_000);
 
+  test("--cert-dir: the certificate generated there is served, and served again after a restart", async () => {
+    const certDir = join(dir, "cert-dir");
+    const dirPort = freePort();
+    const run = async () => {
+      const p = await manager([`--secure-port=${dirPort}`, "--bind-address=127.0.0.1", `--cert-dir=${certDir}`]);
+      await waitForLine(p, `serving health and metrics on https://127.0.0.1:${dirPort}`);
+      return p;
+    };
+    const first = await run();
+    expect(first.output()).toContain(`generated a self-signed serving certificate in ${certDir}/`);
+    const cert = await readFile(join(certDir, "cloud-controller-manager.crt"), "utf8");
+    expect((await get(`https://localhost:${dirPort}/healthz`, { ca: cert })).status).toBe(200);
+    first.proc.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const second = await run();
+    expect(second.output()).not.toContain("generated a self-signed serving certificate");
+    expect((await get(`https://localhost:${dirPort}/healthz`, { ca: cert })).status).toBe(200);
+    second.proc.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  }, 90_000);
+
   test("--secure-port=0 serves nothing", async () => {
     expect(await listeningPorts(selfSigned.proc.pid)).toEqual([port]); // the probe sees a real listener
     const p = await manager(["--secure-port=0", "--bind-address=127.0.0.1"]);
