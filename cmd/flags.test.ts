@@ -31,7 +31,7 @@ describe("the flag table", () => {
   });
 
   test("the flags upstream acts on and that are built here are not compatibility-only", () => {
-    const built = ["cert-dir", "permit-port-sharing"];
+    const built = ["cert-dir", "permit-port-sharing", "log-text-split-stream"];
     expect(compatibilityOnly.map((f) => f.name).filter((n) => built.includes(n))).toEqual([]);
   });
 });

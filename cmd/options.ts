@@ -254,6 +254,7 @@ const OptionsSchema = v.pipe(
     kubeconfig: str,
     "node-status-update-frequency": duration("node-status-update-frequency", { min: "positive" }),
     v: int("v", 0, 10),
+    "log-text-split-stream": bool("log-text-split-stream"),
     "logging-format": v.picklist(
       ["text", "json"],
       (i) => `--logging-format must be text or json, ${got(String(i.input))}`,
@@ -334,6 +335,7 @@ const OptionsSchema = v.pipe(
     nodeStatusUpdateFrequencyMs: o["node-status-update-frequency"],
     verbosity: o.v,
     loggingFormat: o["logging-format"],
+    logTextSplitStream: o["log-text-split-stream"],
     vmodule: o.vmodule,
   })),
   v.rawCheck(({ dataset, addIssue }) => {
