@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { flagsReference } from "../scripts/gen-docs.ts";
+import { FEATURE_GATES } from "./feature-gates.ts";
 import { FLAGS } from "./flags.ts";
 import { renderFlagSections } from "./help.ts";
 
@@ -33,5 +34,10 @@ describe("the flag table", () => {
   test("the flags upstream acts on and that are built here are not compatibility-only", () => {
     const built = ["cert-dir", "permit-port-sharing", "log-text-split-stream"];
     expect(compatibilityOnly.map((f) => f.name).filter((n) => built.includes(n))).toEqual([]);
+  });
+
+  test("every compatibility-only feature gate says why it changes nothing here", () => {
+    const withoutReason = FEATURE_GATES.filter((g) => g.effect === "none" && !/^No effect here: .{20,}/.test(g.here));
+    expect(withoutReason.map((g) => g.name)).toEqual([]);
   });
 });
