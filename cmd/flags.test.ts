@@ -32,7 +32,15 @@ describe("the flag table", () => {
   });
 
   test("the flags upstream acts on and that are built here are not compatibility-only", () => {
-    const built = ["cert-dir", "permit-port-sharing", "log-text-split-stream"];
+    const built = [
+      "cert-dir",
+      "permit-port-sharing",
+      "log-text-split-stream",
+      "tls-min-version",
+      "tls-cipher-suites",
+      "webhook-tls-min-version",
+      "webhook-tls-cipher-suites",
+    ];
     expect(compatibilityOnly.map((f) => f.name).filter((n) => built.includes(n))).toEqual([]);
   });
 

@@ -56,8 +56,12 @@ const flag = (
 ): FlagDef => ({ name, kind, default: def, section, help, ...extra });
 /** Accepted for compatibility, without effect here, for `reason` (a sentence: upstream's use, and why not here). */
 const compat = (reason: string) => ({ effect: "none", reason }) as const;
-const BUN_TLS =
-  "Bun's TLS server (Bun.serve) has no setting for it; put a TLS-terminating proxy in front if a policy needs it.";
+const NO_CURVES =
+  "Bun's TLS server (Bun.serve) has no setting for the curves; put a TLS-terminating proxy in front if a policy needs it.";
+const CIPHERS =
+  "Comma-separated Go cipher suite names (upstream's, e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) for TLS 1.2; TLS 1.3's suites are always on. Omitted: BoringSSL's defaults. RC4 suites are left out (BoringSSL has none).";
+const MIN_VERSION =
+  "Minimum TLS version supported: VersionTLS12 or VersionTLS13 (VersionTLS10 and VersionTLS11 are accepted and mean VersionTLS12: Bun serves nothing older). Omitted: TLS 1.2.";
 const HTTP1_ONLY = "The port serves HTTP/1.1 only (Bun.serve), so there is no HTTP/2 to turn off or tune.";
 const TOKENS_ONLY =
   "callers prove who they are by bearer token only (TokenReview); give the scraper or kubectl a ServiceAccount token.";
@@ -226,9 +230,9 @@ export const FLAGS: readonly FlagDef[] = [
   ),
   flag("secure serving", "tls-cert-file", "string", "", "Serving certificate file (PEM)."),
   flag("secure serving", "tls-private-key-file", "string", "", "Serving key file (PEM)."),
-  flag("secure serving", "tls-cipher-suites", "list", "", "Cipher suites for the server.", compat(BUN_TLS)),
-  flag("secure serving", "tls-curve-preferences", "list", "", "Elliptic curves for ECDHE.", compat(BUN_TLS)),
-  flag("secure serving", "tls-min-version", "string", "", "Minimum TLS version supported.", compat(BUN_TLS)),
+  flag("secure serving", "tls-cipher-suites", "list", "", CIPHERS),
+  flag("secure serving", "tls-curve-preferences", "list", "", "Elliptic curves for ECDHE.", compat(NO_CURVES)),
+  flag("secure serving", "tls-min-version", "string", "", MIN_VERSION),
   flag(
     "secure serving",
     "tls-sni-cert-key",
@@ -354,9 +358,15 @@ export const FLAGS: readonly FlagDef[] = [
     "Webhook serving certificate file (PEM), reloaded when it changes.",
   ),
   flag("webhook", "webhook-tls-private-key-file", "string", "", "Webhook serving key file (PEM)."),
-  flag("webhook", "webhook-tls-cipher-suites", "list", "", "Webhook cipher suites.", compat(BUN_TLS)),
-  flag("webhook", "webhook-tls-curve-preferences", "list", "", "Webhook elliptic curves for ECDHE.", compat(BUN_TLS)),
-  flag("webhook", "webhook-tls-min-version", "string", "", "Webhook minimum TLS version.", compat(BUN_TLS)),
+  flag("webhook", "webhook-tls-cipher-suites", "list", "", `Webhook cipher suites. ${CIPHERS}`),
+  flag("webhook", "webhook-tls-curve-preferences", "list", "", "Webhook elliptic curves for ECDHE.", compat(NO_CURVES)),
+  flag(
+    "webhook",
+    "webhook-tls-min-version",
+    "string",
+    "",
+    `Webhook ${MIN_VERSION[0]?.toLowerCase()}${MIN_VERSION.slice(1)}`,
+  ),
   flag(
     "webhook",
     "webhook-tls-sni-cert-key",

@@ -239,6 +239,7 @@ export function createRunManager(starters: Starters, clock: Clock = systemClock)
           keyFile: options.serving.keyFile || undefined,
           certDir: options.serving.certDir,
           permitPortSharing: options.serving.permitPortSharing,
+          tls: options.serving.tls,
           client,
           alwaysAllowPaths: options.serving.alwaysAllowPaths,
           profiling: options.serving.profiling,

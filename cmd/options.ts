@@ -19,6 +19,7 @@ import {
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
 import { MAX_TIMER_MS } from "../kube/clock.ts";
 import type { LeaderMigrationConfig } from "../platform/leader-migration.ts";
+import { tlsPolicy } from "../platform/tls-policy.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
 import {
   type FeatureGates,
@@ -230,6 +231,8 @@ const OptionsSchema = v.pipe(
     "tls-private-key-file": str,
     "cert-dir": str,
     "permit-port-sharing": bool("permit-port-sharing"),
+    "tls-min-version": str,
+    "tls-cipher-suites": list,
     "authentication-kubeconfig": str,
     "authentication-token-webhook-cache-ttl": duration("authentication-token-webhook-cache-ttl", {
       min: "non-negative",
@@ -250,6 +253,8 @@ const OptionsSchema = v.pipe(
     "webhook-cert-dir": str,
     "webhook-tls-cert-file": str,
     "webhook-tls-private-key-file": str,
+    "webhook-tls-min-version": str,
+    "webhook-tls-cipher-suites": list,
     master: str,
     kubeconfig: str,
     "node-status-update-frequency": duration("node-status-update-frequency", { min: "positive" }),
@@ -313,6 +318,7 @@ const OptionsSchema = v.pipe(
       keyFile: o["tls-private-key-file"],
       certDir: o["cert-dir"],
       permitPortSharing: o["permit-port-sharing"],
+      tls: tlsPolicy({ prefix: "", minVersion: o["tls-min-version"], cipherSuites: o["tls-cipher-suites"] }).policy,
       authenticationKubeconfig: o["authentication-kubeconfig"],
       tokenCacheTtlMs: o["authentication-token-webhook-cache-ttl"],
       authorizationKubeconfig: o["authorization-kubeconfig"],
@@ -329,6 +335,11 @@ const OptionsSchema = v.pipe(
       certDir: o["webhook-cert-dir"],
       certFile: o["webhook-tls-cert-file"],
       keyFile: o["webhook-tls-private-key-file"],
+      tls: tlsPolicy({
+        prefix: "webhook-",
+        minVersion: o["webhook-tls-min-version"],
+        cipherSuites: o["webhook-tls-cipher-suites"],
+      }).policy,
     },
     master: o.master,
     kubeconfig: o.kubeconfig,
@@ -426,6 +437,14 @@ function kindErrors(values: ReadonlyMap<string, string>): string[] {
 /** Upstream's aggregated validation (c.3), with its exact messages. */
 function crossFieldErrors(raw: Record<string, string>): string[] {
   const errors = validateControllerList(splitList(raw.controllers ?? ""));
+  for (const prefix of ["", "webhook-"] as const) {
+    const tls = tlsPolicy({
+      prefix,
+      minVersion: raw[`${prefix}tls-min-version`] ?? "",
+      cipherSuites: splitList(raw[`${prefix}tls-cipher-suites`] ?? ""),
+    });
+    errors.push(...tls.errors);
+  }
   if (BOOLS.get(raw["leader-elect"] ?? "") && raw["leader-elect-resource-lock"] !== "leases") {
     errors.push(`resourceLock value must be "leases"`);
   }

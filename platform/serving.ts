@@ -19,6 +19,7 @@ import { type HealthCheck, handleHealth, pingCheck } from "./healthz.ts";
 import { heapDebugRoutes } from "./heap-debug.ts";
 import { servingCertFiles } from "./self-signed.ts";
 import { listenTls, ServingError, type TlsListener } from "./tls-listener.ts";
+import type { TlsPolicy } from "./tls-policy.ts";
 
 export type RouteHandler = (request: Request) => Response | Promise<Response>;
 
@@ -34,6 +35,8 @@ export interface ServingOptions {
   readonly certDir?: string | undefined;
   /** `--permit-port-sharing`: listen with SO_REUSEPORT, so another process may listen on the port too. */
   readonly permitPortSharing?: boolean;
+  /** `--tls-min-version` and `--tls-cipher-suites` (`tls-policy.ts`). */
+  readonly tls?: TlsPolicy;
   /** For TokenReview and SubjectAccessReview. */
   readonly client?: KubeClient | undefined;
   /** Without a client: allow every request instead of forbidding all but the always-allowed paths. */
@@ -117,6 +120,7 @@ export const startServing = async (options: ServingOptions): Promise<Serving> =>
     certFile: files.certFile,
     keyFile: files.keyFile,
     reusePort: options.permitPortSharing ?? false,
+    ...(options.tls && { tls: options.tls }),
     handle,
     logger,
     now: options.now,

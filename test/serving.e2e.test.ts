@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import type { HeapStatsBody } from "../platform/heap-debug.ts";
 import type { Authorizer } from "../sandbox/apiserver/auth.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
@@ -257,6 +258,29 @@ describe("the compiled manager's secure serving", () => {
     expect((await get(`https://localhost:${dirPort}/healthz`, { ca: cert })).status).toBe(200);
     second.proc.kill("SIGTERM");
     expect(await second.exited).toBe(0);
+  }, 90_000);
+
+  test("--tls-min-version=VersionTLS13 and --tls-cipher-suites reach the listener", async () => {
+    const tlsPort = freePort();
+    const p = await manager([
+      `--secure-port=${tlsPort}`,
+      "--bind-address=127.0.0.1",
+      "--tls-min-version=VersionTLS13",
+      "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    ]);
+    await waitForLine(p, `serving health and metrics on https://127.0.0.1:${tlsPort}`);
+    expect(p.output()).not.toContain("flags accepted for compatibility");
+    const hello = (maxVersion: "TLSv1.2" | "TLSv1.3") =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host: "127.0.0.1", port: tlsPort, rejectUnauthorized: false, maxVersion }, () => {
+          resolve(String(socket.getProtocol()));
+          socket.destroy();
+        });
+        socket.on("error", () => resolve("refused"));
+      });
+    expect([await hello("TLSv1.2"), await hello("TLSv1.3")]).toEqual(["refused", "TLSv1.3"]);
+    p.proc.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
   }, 90_000);
 
   test("--secure-port=0 serves nothing", async () => {

@@ -14,6 +14,7 @@ import type { Registry } from "prom-client";
 import type { Now } from "../../kube/clock.ts";
 import { servingCertFiles } from "../../platform/self-signed.ts";
 import { listenTls, type TlsListener } from "../../platform/tls-listener.ts";
+import type { TlsPolicy } from "../../platform/tls-policy.ts";
 import type { AdmissionWebhook } from "../../providers/admission.ts";
 import { controllerMetrics } from "../runtime/metrics.ts";
 import { createWebhookHandler } from "./handler.ts";
@@ -31,6 +32,8 @@ export interface WebhookServingOptions {
   readonly certDir: string;
   readonly certFile: string;
   readonly keyFile: string;
+  /** `--webhook-tls-min-version` and `--webhook-tls-cipher-suites`. */
+  readonly tls?: TlsPolicy;
   readonly registry: Registry;
   readonly logger: ConsolaInstance;
   readonly now: Now;
@@ -64,6 +67,7 @@ export async function startWebhookServing(o: WebhookServingOptions): Promise<Tls
     port: o.port,
     certFile,
     keyFile,
+    ...(o.tls && { tls: o.tls }),
     handle: createWebhookHandler({
       webhooks: o.enabled,
       metrics: controllerMetrics(o.registry),
