@@ -239,7 +239,9 @@ export const FLAGS: readonly FlagDef[] = [
     "string",
     "",
     "Certificate and key pairs chosen by the SNI name a client asks for.",
-    compat("One certificate (--tls-cert-file or --cert-dir) is served for every name; SNI selection is not built."),
+    compat(
+      "Upstream serves the pair whose names match the name a client asks for; here one certificate (--tls-cert-file or --cert-dir) is served for every name, so put every name in its subjectAltName.",
+    ),
   ),
   flag("secure serving", "disable-http2-serving", "bool", "false", "Disable HTTP/2 serving.", compat(HTTP1_ONLY)),
   flag(
@@ -273,7 +275,9 @@ export const FLAGS: readonly FlagDef[] = [
     "string",
     "",
     "Authenticate callers presenting a client certificate signed by this CA.",
-    compat(`Client certificates are not authenticated here: ${TOKENS_ONLY}`),
+    compat(
+      `Bun's HTTP server (Bun.serve) does not hand a request's client certificate to its handler, so no identity can be read from one: ${TOKENS_ONLY}`,
+    ),
   ),
   ...(
     [
@@ -374,7 +378,7 @@ export const FLAGS: readonly FlagDef[] = [
     "",
     "Webhook certificate and key pairs chosen by SNI name.",
     compat(
-      "One certificate (--webhook-tls-cert-file or --webhook-cert-dir) is served for every name; SNI selection is not built.",
+      "Upstream serves the pair whose names match the name the API server asks for; here one certificate (--webhook-tls-cert-file or --webhook-cert-dir) is served for every name, so put every name in its subjectAltName.",
     ),
   ),
   flag("debugging", "profiling", "bool", "true", "Serve the heap's figures on the secure port (/debug/heap/stats)."),
