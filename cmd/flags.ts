@@ -86,7 +86,7 @@ export const FLAGS: readonly FlagDef[] = [
     "false",
     "Use individual service account credentials for each controller.",
     compat(
-      "Upstream then gives each controller the token of its own ServiceAccount in kube-system; here every controller uses the manager's credentials, so the manager's account needs the union of their rules: the ClusterRole cloud-controller-manager in deploy/kubernetes/base/rbac.yaml (nodes, nodes/status, services, services/status, events, leases, tokenreviews, subjectaccessreviews).",
+      "Upstream then gives each controller the token of its own ServiceAccount in kube-system; here every controller uses the manager's credentials, so the manager's account needs the union of their rules: deploy/kubernetes/base/rbac.yaml's ClusterRole cloud-controller-manager (nodes, nodes/status, services, services/status, events, tokenreviews, subjectaccessreviews) and Role cloud-controller-manager:leader-election (leases in kube-system).",
     ),
   ),
   flag("generic", "allow-untagged-cloud", "bool", "false", "Allow the cluster to run without a cluster ID.", {
