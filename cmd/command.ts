@@ -154,6 +154,7 @@ async function runRoot(input: CliInput, stdout: (t: string) => void, stderr: (t:
     verbosity: options.verbosity,
     format: options.loggingFormat,
     vmodule: options.vmodule,
+    splitStream: options.logTextSplitStream,
   });
   logger.info(`${input.binaryName} ${input.build.version} starting`);
   if (built.ignored.length > 0) {

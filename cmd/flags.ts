@@ -3,8 +3,9 @@
  * one table.
  *
  * Every flag upstream accepts is accepted here, so an operator's existing unit file or manifest keeps working.
- * Flags that have no effect in this implementation say so in their help text (`effect: "none"`), and the
- * command logs one warning naming any such flag that was given explicitly.
+ * Flags that have no effect in this implementation are marked (`compat(reason)`: `effect: "none"` with a `reason` that
+ * says what upstream does with the flag and why it is not done here, or what to use instead); `--help` and
+ * docs/flags.md print the reason, and the command logs one warning naming any such flag that was given explicitly.
  */
 
 export type FlagKind = "bool" | "string" | "int" | "float" | "duration" | "list" | "map";
@@ -16,8 +17,10 @@ export interface FlagDef {
   readonly default: string;
   readonly section: Section;
   readonly help: string;
-  /** "none": accepted for compatibility, no effect here. */
+  /** "none": accepted for compatibility, no effect here; always with a `reason`. */
   readonly effect?: "none";
+  /** With `effect: "none"`: what upstream does with the flag and why not here, or what to use instead. */
+  readonly reason?: string;
   readonly deprecated?: string;
   /** Single-letter alias (`-v`). */
   readonly alias?: string;
@@ -49,21 +52,42 @@ const flag = (
   kind: FlagKind,
   def: string,
   help: string,
-  extra: Partial<Pick<FlagDef, "effect" | "deprecated" | "alias" | "origin">> = {},
+  extra: Partial<Pick<FlagDef, "effect" | "reason" | "deprecated" | "alias" | "origin">> = {},
 ): FlagDef => ({ name, kind, default: def, section, help, ...extra });
-const none = { effect: "none" } as const;
+/** Accepted for compatibility, without effect here, for `reason` (a sentence: upstream's use, and why not here). */
+const compat = (reason: string) => ({ effect: "none", reason }) as const;
+const NO_CURVES =
+  "Bun's TLS server (Bun.serve) has no setting for the curves; put a TLS-terminating proxy in front if a policy needs it.";
+const CIPHERS =
+  "Comma-separated Go cipher suite names (upstream's, e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) for TLS 1.2; TLS 1.3's suites are always on. Omitted: BoringSSL's defaults. RC4 suites are left out (BoringSSL has none).";
+const MIN_VERSION =
+  "Minimum TLS version supported: VersionTLS12 or VersionTLS13 (VersionTLS10 and VersionTLS11 are accepted and mean VersionTLS12: Bun serves nothing older). Omitted: TLS 1.2.";
+const HTTP1_ONLY = "The port serves HTTP/1.1 only (Bun.serve), so there is no HTTP/2 to turn off or tune.";
+const TOKENS_ONLY =
+  "callers prove who they are by bearer token only (TokenReview); give the scraper or kubectl a ServiceAccount token.";
 
 export const FLAGS: readonly FlagDef[] = [
   flag("generic", "cloud-provider", "string", "", "The provider for cloud services. Required."),
   flag("generic", "cloud-config", "string", "", "The path to the cloud provider configuration file. Empty for none."),
-  flag("generic", "external-cloud-volume-plugin", "string", "", "Legacy volume plugin name.", none),
+  flag(
+    "generic",
+    "external-cloud-volume-plugin",
+    "string",
+    "",
+    "The plugin to use when cloud provider is set to external.",
+    compat(
+      "Upstream's cloud-controller-manager stores it too but none of its controllers reads it (kube-controller-manager's volume controllers do).",
+    ),
+  ),
   flag(
     "generic",
     "use-service-account-credentials",
     "bool",
     "false",
     "Use individual service account credentials for each controller.",
-    none,
+    compat(
+      "Upstream then gives each controller the token of its own ServiceAccount in kube-system; here every controller uses the manager's credentials, so the manager's account needs the union of their rules: deploy/kubernetes/base/rbac.yaml's ClusterRole cloud-controller-manager (nodes, nodes/status, services, services/status, events, tokenreviews, subjectaccessreviews) and Role cloud-controller-manager:leader-election (leases in kube-system).",
+    ),
   ),
   flag("generic", "allow-untagged-cloud", "bool", "false", "Allow the cluster to run without a cluster ID.", {
     deprecated: "will be removed in a future release",
@@ -95,7 +119,10 @@ export const FLAGS: readonly FlagDef[] = [
     "Type of CIDR allocator to use: RangeAllocator (from --cluster-cidr), or CloudAllocator (each Node's ranges from the cloud, for providers with a cidrAllocator: sandbox).",
   ),
   flag("generic", "configure-cloud-routes", "bool", "true", "Allocate and set pod CIDR routes on the cloud provider."),
-  flag("generic", "node-sync-period", "duration", "0s", "No effect.", { effect: "none", deprecated: "no effect" }),
+  flag("generic", "node-sync-period", "duration", "0s", "The period for syncing nodes from the cloud provider.", {
+    ...compat("Upstream's is a no-op as well (deprecated there: it will be deleted)."),
+    deprecated: "no effect",
+  }),
   flag(
     "generic",
     "min-resync-period",
@@ -108,8 +135,10 @@ export const FLAGS: readonly FlagDef[] = [
     "kube-api-content-type",
     "string",
     "application/vnd.kubernetes.protobuf",
-    "Content type of requests to the API server (JSON is always used here).",
-    none,
+    "Content type of requests sent to the API server.",
+    compat(
+      "Upstream sends protobuf; this client speaks JSON only, which every API server accepts for every resource the manager uses (requests are larger, nothing else changes).",
+    ),
   ),
   flag(
     "generic",
@@ -192,28 +221,99 @@ export const FLAGS: readonly FlagDef[] = [
   ),
   flag("secure serving", "bind-address", "string", "0.0.0.0", "Address to serve HTTPS on."),
   flag("secure serving", "secure-port", "int", "10258", "Port to serve HTTPS on; 0 turns serving off."),
-  flag("secure serving", "cert-dir", "string", "", "Directory of TLS certs; empty generates one in memory.", none),
+  flag(
+    "secure serving",
+    "cert-dir",
+    "string",
+    "",
+    "Without --tls-cert-file: the folder of cloud-controller-manager.crt/.key, generated (self-signed, localhost) when missing and kept across restarts; empty generates one in memory.",
+  ),
   flag("secure serving", "tls-cert-file", "string", "", "Serving certificate file (PEM)."),
   flag("secure serving", "tls-private-key-file", "string", "", "Serving key file (PEM)."),
-  flag("secure serving", "tls-cipher-suites", "list", "", "Cipher suites.", none),
-  flag("secure serving", "tls-curve-preferences", "list", "", "Curve preferences.", none),
-  flag("secure serving", "tls-min-version", "string", "", "Minimum TLS version.", none),
-  flag("secure serving", "tls-sni-cert-key", "string", "", "SNI certificate and key pairs.", none),
-  flag("secure serving", "disable-http2-serving", "bool", "false", "HTTP/2 is not served here.", none),
-  flag("secure serving", "http2-max-streams-per-connection", "int", "0", "HTTP/2 streams.", none),
-  flag("secure serving", "permit-port-sharing", "bool", "false", "SO_REUSEPORT on the listener.", none),
-  flag("secure serving", "permit-address-sharing", "bool", "false", "SO_REUSEADDR on the listener.", none),
+  flag("secure serving", "tls-cipher-suites", "list", "", CIPHERS),
+  flag("secure serving", "tls-curve-preferences", "list", "", "Elliptic curves for ECDHE.", compat(NO_CURVES)),
+  flag("secure serving", "tls-min-version", "string", "", MIN_VERSION),
+  flag(
+    "secure serving",
+    "tls-sni-cert-key",
+    "string",
+    "",
+    "Certificate and key pairs chosen by the SNI name a client asks for.",
+    compat(
+      "Upstream serves the pair whose names match the name a client asks for; here one certificate (--tls-cert-file or --cert-dir) is served for every name, so put every name in its subjectAltName.",
+    ),
+  ),
+  flag("secure serving", "disable-http2-serving", "bool", "false", "Disable HTTP/2 serving.", compat(HTTP1_ONLY)),
+  flag(
+    "secure serving",
+    "http2-max-streams-per-connection",
+    "int",
+    "0",
+    "Limit of HTTP/2 streams per client connection.",
+    compat(HTTP1_ONLY),
+  ),
+  flag(
+    "secure serving",
+    "permit-port-sharing",
+    "bool",
+    "false",
+    "Bind the port with SO_REUSEPORT, so more than one process can listen on it.",
+  ),
+  flag(
+    "secure serving",
+    "permit-address-sharing",
+    "bool",
+    "false",
+    "Bind the address with SO_REUSEADDR.",
+    compat("Bun's listener always binds with SO_REUSEADDR, so the flag's effect is always on."),
+  ),
   flag("authentication", "authentication-kubeconfig", "string", "", "Kubeconfig for TokenReview; empty: --kubeconfig."),
   flag("authentication", "authentication-token-webhook-cache-ttl", "duration", "10s", "Cache of TokenReview answers."),
-  flag("authentication", "client-ca-file", "string", "", "Client certificate authentication CA.", none),
-  flag("authentication", "requestheader-username-headers", "list", "x-remote-user", "Request header user.", none),
-  flag("authentication", "requestheader-uid-headers", "list", "", "Request header UID.", none),
-  flag("authentication", "requestheader-group-headers", "list", "x-remote-group", "Request header groups.", none),
-  flag("authentication", "requestheader-extra-headers-prefix", "list", "x-remote-extra-", "Header prefix.", none),
-  flag("authentication", "requestheader-client-ca-file", "string", "", "Request header CA.", none),
-  flag("authentication", "requestheader-allowed-names", "list", "", "Request header CNs.", none),
-  flag("authentication", "authentication-skip-lookup", "bool", "false", "Skip the auth config lookup.", none),
-  flag("authentication", "authentication-tolerate-lookup-failure", "bool", "false", "Tolerate lookup failure.", none),
+  flag(
+    "authentication",
+    "client-ca-file",
+    "string",
+    "",
+    "Authenticate callers presenting a client certificate signed by this CA.",
+    compat(
+      `Bun's HTTP server (Bun.serve) does not hand a request's client certificate to its handler, so no identity can be read from one: ${TOKENS_ONLY}`,
+    ),
+  ),
+  ...(
+    [
+      ["requestheader-username-headers", "x-remote-user", "Request headers naming the user."],
+      ["requestheader-uid-headers", "", "Request headers naming the user's UID."],
+      ["requestheader-group-headers", "x-remote-group", "Request headers naming the groups."],
+      ["requestheader-extra-headers-prefix", "x-remote-extra-", "Prefixes of request headers with extra user data."],
+      ["requestheader-client-ca-file", "", "The CA a front proxy's client certificate must be signed by."],
+      ["requestheader-allowed-names", "", "Common names a front proxy's client certificate may have."],
+    ] as const
+  ).map(([name, def, help]) =>
+    flag(
+      "authentication",
+      name,
+      name === "requestheader-client-ca-file" ? "string" : "list",
+      def,
+      help,
+      compat(`Upstream trusts a front proxy's identity headers; no proxy's headers are trusted here: ${TOKENS_ONLY}`),
+    ),
+  ),
+  flag(
+    "authentication",
+    "authentication-skip-lookup",
+    "bool",
+    "false",
+    "Do not look up the client CA and request-header settings in kube-system/extension-apiserver-authentication.",
+    compat("There is nothing to look up: client certificates and request headers are not authenticated here."),
+  ),
+  flag(
+    "authentication",
+    "authentication-tolerate-lookup-failure",
+    "bool",
+    "false",
+    "Start even when that lookup fails.",
+    compat("There is nothing to look up: client certificates and request headers are not authenticated here."),
+  ),
   flag("authorization", "authorization-kubeconfig", "string", "", "Kubeconfig for SubjectAccessReview."),
   flag("authorization", "authorization-webhook-cache-authorized-ttl", "duration", "10s", "Cache of allowed answers."),
   flag("authorization", "authorization-webhook-cache-unauthorized-ttl", "duration", "10s", "Cache of denied answers."),
@@ -239,7 +339,14 @@ export const FLAGS: readonly FlagDef[] = [
     "10260",
     "Port to serve the webhooks on (HTTPS, each at its own path: /service-annotations); 0 disables.",
   ),
-  flag("webhook", "webhook-disable-http2-serving", "bool", "false", "HTTP/2 is not served here.", none),
+  flag(
+    "webhook",
+    "webhook-disable-http2-serving",
+    "bool",
+    "false",
+    "Disable HTTP/2 serving on the webhook port.",
+    compat(HTTP1_ONLY),
+  ),
   flag(
     "webhook",
     "webhook-cert-dir",
@@ -255,37 +362,24 @@ export const FLAGS: readonly FlagDef[] = [
     "Webhook serving certificate file (PEM), reloaded when it changes.",
   ),
   flag("webhook", "webhook-tls-private-key-file", "string", "", "Webhook serving key file (PEM)."),
-  flag(
-    "webhook",
-    "webhook-tls-cipher-suites",
-    "list",
-    "",
-    "Webhook cipher suites: Bun's TLS server has no setting for them.",
-    none,
-  ),
-  flag(
-    "webhook",
-    "webhook-tls-curve-preferences",
-    "list",
-    "",
-    "Webhook curve preferences: Bun's TLS server has no setting for them.",
-    none,
-  ),
+  flag("webhook", "webhook-tls-cipher-suites", "list", "", `Webhook cipher suites. ${CIPHERS}`),
+  flag("webhook", "webhook-tls-curve-preferences", "list", "", "Webhook elliptic curves for ECDHE.", compat(NO_CURVES)),
   flag(
     "webhook",
     "webhook-tls-min-version",
     "string",
     "",
-    "Webhook minimum TLS version: Bun's TLS server has no setting for it.",
-    none,
+    `Webhook ${MIN_VERSION[0]?.toLowerCase()}${MIN_VERSION.slice(1)}`,
   ),
   flag(
     "webhook",
     "webhook-tls-sni-cert-key",
     "string",
     "",
-    "Webhook SNI pairs: one certificate is served, for every name.",
-    none,
+    "Webhook certificate and key pairs chosen by SNI name.",
+    compat(
+      "Upstream serves the pair whose names match the name the API server asks for; here one certificate (--webhook-tls-cert-file or --webhook-cert-dir) is served for every name, so put every name in its subjectAltName.",
+    ),
   ),
   flag("debugging", "profiling", "bool", "true", "Serve the heap's figures on the secure port (/debug/heap/stats)."),
   flag(
@@ -296,7 +390,16 @@ export const FLAGS: readonly FlagDef[] = [
     "Serve heap snapshots on the secure port (/debug/heap/snapshot). A snapshot holds every secret in the process in clear: leave it off unless you are taking one.",
     { origin: "ours" },
   ),
-  flag("debugging", "contention-profiling", "bool", "false", "Block profiling.", none),
+  flag(
+    "debugging",
+    "contention-profiling",
+    "bool",
+    "false",
+    "Enable block profiling, if profiling is enabled.",
+    compat(
+      "Upstream turns on Go's block profiler (/debug/pprof/block); Bun has none. --profiling serves the heap's figures.",
+    ),
+  ),
   flag(
     "leader-migration",
     "enable-leader-migration",
@@ -323,9 +426,29 @@ export const FLAGS: readonly FlagDef[] = [
     "pattern=N,... verbosity per logger name (controller or provider), glob patterns.",
   ),
   flag("logging", "logging-format", "string", "text", "Log format: text or json."),
-  flag("logging", "log-flush-frequency", "duration", "5s", "Log flush period.", none),
-  flag("logging", "log-text-split-stream", "bool", "false", "Errors to stderr, others to stdout.", none),
-  flag("logging", "log-text-info-buffer-size", "string", "0", "Info stream buffer.", none),
+  flag(
+    "logging",
+    "log-flush-frequency",
+    "duration",
+    "5s",
+    "Maximum number of seconds between log flushes.",
+    compat("Upstream flushes klog's buffer this often; here each line is written unbuffered as it is logged."),
+  ),
+  flag(
+    "logging",
+    "log-text-split-stream",
+    "bool",
+    "false",
+    "[Alpha] In text format, write error messages to stderr and info messages to stdout; the default is one stream, stderr. Needs --feature-gates=LoggingAlphaOptions=true.",
+  ),
+  flag(
+    "logging",
+    "log-text-info-buffer-size",
+    "string",
+    "0",
+    "[Alpha] In text format with split output streams, buffer info messages up to this size. Needs --feature-gates=LoggingAlphaOptions=true.",
+    compat("Upstream buffers the info stream to save writes; here every line is written unbuffered as it is logged."),
+  ),
   flag("global", "version", "string", "", "Print version information and quit (--version=raw for JSON)."),
   flag("global", "help", "bool", "false", "Help for the command.", { alias: "h" }),
 ];

@@ -186,9 +186,7 @@ function describe(f: FlagDef, presetProvider: string | undefined, providers: rea
   if (def !== "" && !(f.kind === "bool" && def === "false") && f.name !== "help")
     parts.push(`(default ${quote(f, def)})`);
   if (f.deprecated) parts.push(`(DEPRECATED: ${f.deprecated})`);
-  if (f.effect === "none" && !f.help.includes("no effect") && !f.help.includes("No effect")) {
-    parts.push("[accepted for compatibility; no effect]");
-  }
+  if (f.effect === "none") parts.push(`[accepted for compatibility; no effect here: ${f.reason}]`);
   return parts.join(" ");
 }
 

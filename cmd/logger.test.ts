@@ -293,6 +293,53 @@ describe("the --vmodule and --logging-format flags", () => {
   });
 });
 
+describe("--log-text-split-stream", () => {
+  const routed = (opts: Partial<LoggerOptions>) => {
+    const [errors, infos]: [string[], string[]] = [[], []];
+    const log = createRootLogger({
+      verbosity: 2,
+      format: "text",
+      write: (l) => errors.push(l),
+      writeInfo: (l) => infos.push(l),
+      ...opts,
+    });
+    log.info("i");
+    log.debug("d");
+    log.warn("w");
+    log.error("e");
+    const severities = (lines: string[]) => lines.map((l) => l[0]).join("");
+    return { error: severities(errors), info: severities(infos) };
+  };
+
+  test.each<[string, Partial<LoggerOptions>, { error: string; info: string }]>([
+    [
+      "split: info lines (any verbosity) to the info stream, the rest to the error stream",
+      { splitStream: true },
+      { error: "WE", info: "II" },
+    ],
+    ["not split: every line to the error stream (stderr), as upstream's default", {}, { error: "IIWE", info: "" }],
+    [
+      "JSON lines are not split: the flag is the text format's, as upstream",
+      { splitStream: true, format: "json" },
+      { error: "{{{{", info: "" },
+    ],
+  ])("%s", (_name, opts, expected) => {
+    expect(routed(opts)).toEqual(expected);
+  });
+
+  test("the flag reaches the options once LoggingAlphaOptions is on", () => {
+    const built = buildOptions(
+      new Map([
+        ["cloud-provider", "fake"],
+        ["log-text-split-stream", "true"],
+        ["feature-gates", "LoggingAlphaOptions=true"],
+      ]),
+    );
+    if (!built.ok) throw new Error(built.errors.join("; "));
+    expect({ split: built.options.logTextSplitStream, ignored: built.ignored }).toEqual({ split: true, ignored: [] });
+  });
+});
+
 describe("quietAfterAbort", () => {
   test("demotes errors to debug once the controller is stopping, and keeps them before", () => {
     const { log: root, lines } = capture({ verbosity: 2 });

@@ -39,12 +39,29 @@ export interface LoggerOptions {
   readonly vmodule?: readonly VModuleRule[];
   /** Where lines go; stderr by default, like klog. */
   readonly write?: (line: string) => void;
+  /**
+   * `--log-text-split-stream` (text format only, as upstream): info lines go to `writeInfo` (stdout by default),
+   * warnings, errors and fatal lines to `write`, as component-base's router sends every line but `I` to the error
+   * stream.
+   */
+  readonly splitStream?: boolean;
+  readonly writeInfo?: (line: string) => void;
   /** The process ID in text headers; this process's by default. */
   readonly pid?: number;
 }
 
-export function createRootLogger({ verbosity, format, vmodule = [], write, pid }: LoggerOptions): ConsolaInstance {
+export function createRootLogger({
+  verbosity,
+  format,
+  vmodule = [],
+  write,
+  pid,
+  splitStream = false,
+  writeInfo,
+}: LoggerOptions): ConsolaInstance {
   const sink = write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const infoSink =
+    splitStream && format === "text" ? (writeInfo ?? ((l: string) => process.stdout.write(`${l}\n`))) : sink;
   const levelFor = verbosityFor(verbosity, vmodule);
   const line = format === "json" ? jsonLine : textLine(pid ?? process.pid);
   const reporter: ConsolaReporter = {
@@ -52,7 +69,8 @@ export function createRootLogger({ verbosity, format, vmodule = [], write, pid }
       const v = entryVerbosity(entry);
       if (v > levelFor(entry.tag)) return;
       // The last net under every line: an endpoint's credentials stay out of logs whoever wrote the line.
-      sink(redactUrlCredentials(line(entry, v)));
+      // consola's levels: 0 error and fatal, 1 warn, 2 and up info (and the debug and trace verbosities).
+      (entry.level >= 2 ? infoSink : sink)(redactUrlCredentials(line(entry, v)));
     },
   };
   // consola drops what is above its level before any reporter sees it: let through the most any logger may show.

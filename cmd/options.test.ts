@@ -205,6 +205,12 @@ describe("buildOptions", () => {
       ["--contention-profiling=maybe"],
       '--contention-profiling must be true or false, got "maybe"',
     ],
+    ["an unknown TLS version", ["--tls-min-version=TLS1.3"], '--tls-min-version: unknown tls version "TLS1.3"'],
+    [
+      "an unknown webhook cipher suite",
+      ["--webhook-tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,AES128-SHA"],
+      "--webhook-tls-cipher-suites: Cipher suite AES128-SHA not supported or doesn't exist",
+    ],
     [
       "an unknown feature gate",
       ["--feature-gates=Nope=true"],

@@ -19,6 +19,7 @@ import {
 import { ClusterCIDRError, parseClusterCIDRs } from "../controllers/route/cluster-cidr.ts";
 import { MAX_TIMER_MS } from "../kube/clock.ts";
 import type { LeaderMigrationConfig } from "../platform/leader-migration.ts";
+import { tlsPolicy } from "../platform/tls-policy.ts";
 import { formatDuration, parseDuration } from "../providers/kit/duration.ts";
 import {
   type FeatureGates,
@@ -228,6 +229,10 @@ const OptionsSchema = v.pipe(
     "secure-port": str,
     "tls-cert-file": str,
     "tls-private-key-file": str,
+    "cert-dir": str,
+    "permit-port-sharing": bool("permit-port-sharing"),
+    "tls-min-version": str,
+    "tls-cipher-suites": list,
     "authentication-kubeconfig": str,
     "authentication-token-webhook-cache-ttl": duration("authentication-token-webhook-cache-ttl", {
       min: "non-negative",
@@ -248,10 +253,13 @@ const OptionsSchema = v.pipe(
     "webhook-cert-dir": str,
     "webhook-tls-cert-file": str,
     "webhook-tls-private-key-file": str,
+    "webhook-tls-min-version": str,
+    "webhook-tls-cipher-suites": list,
     master: str,
     kubeconfig: str,
     "node-status-update-frequency": duration("node-status-update-frequency", { min: "positive" }),
     v: int("v", 0, 10),
+    "log-text-split-stream": bool("log-text-split-stream"),
     "logging-format": v.picklist(
       ["text", "json"],
       (i) => `--logging-format must be text or json, ${got(String(i.input))}`,
@@ -308,6 +316,9 @@ const OptionsSchema = v.pipe(
       securePort: Number(o["secure-port"]),
       certFile: o["tls-cert-file"],
       keyFile: o["tls-private-key-file"],
+      certDir: o["cert-dir"],
+      permitPortSharing: o["permit-port-sharing"],
+      tls: tlsPolicy({ prefix: "", minVersion: o["tls-min-version"], cipherSuites: o["tls-cipher-suites"] }).policy,
       authenticationKubeconfig: o["authentication-kubeconfig"],
       tokenCacheTtlMs: o["authentication-token-webhook-cache-ttl"],
       authorizationKubeconfig: o["authorization-kubeconfig"],
@@ -324,12 +335,18 @@ const OptionsSchema = v.pipe(
       certDir: o["webhook-cert-dir"],
       certFile: o["webhook-tls-cert-file"],
       keyFile: o["webhook-tls-private-key-file"],
+      tls: tlsPolicy({
+        prefix: "webhook-",
+        minVersion: o["webhook-tls-min-version"],
+        cipherSuites: o["webhook-tls-cipher-suites"],
+      }).policy,
     },
     master: o.master,
     kubeconfig: o.kubeconfig,
     nodeStatusUpdateFrequencyMs: o["node-status-update-frequency"],
     verbosity: o.v,
     loggingFormat: o["logging-format"],
+    logTextSplitStream: o["log-text-split-stream"],
     vmodule: o.vmodule,
   })),
   v.rawCheck(({ dataset, addIssue }) => {
@@ -420,6 +437,14 @@ function kindErrors(values: ReadonlyMap<string, string>): string[] {
 /** Upstream's aggregated validation (c.3), with its exact messages. */
 function crossFieldErrors(raw: Record<string, string>): string[] {
   const errors = validateControllerList(splitList(raw.controllers ?? ""));
+  for (const prefix of ["", "webhook-"] as const) {
+    const tls = tlsPolicy({
+      prefix,
+      minVersion: raw[`${prefix}tls-min-version`] ?? "",
+      cipherSuites: splitList(raw[`${prefix}tls-cipher-suites`] ?? ""),
+    });
+    errors.push(...tls.errors);
+  }
   if (BOOLS.get(raw["leader-elect"] ?? "") && raw["leader-elect-resource-lock"] !== "leases") {
     errors.push(`resourceLock value must be "leases"`);
   }

@@ -31,6 +31,7 @@ export async function startWebhooks(input: {
     certDir: options.webhookServing.certDir,
     certFile: options.webhookServing.certFile,
     keyFile: options.webhookServing.keyFile,
+    tls: options.webhookServing.tls,
     registry: input.registry,
     logger,
     now: input.now,

@@ -2,7 +2,7 @@
  * The serving certificate: the operator's files (`--tls-cert-file`/`--tls-private-key-file`), or — as upstream does
  * when none are given — a self-signed certificate generated in memory at start for `localhost` and `127.0.0.1`
  * (subject `localhost@<unix seconds>`, one year). Nothing is written to disk, except by `ensureCertInDir`
- * (`--webhook-cert-dir`).
+ * (`--cert-dir`, `--webhook-cert-dir`).
  *
  * Generation uses WebCrypto (EC P-256, ECDSA with SHA-256) and `./x509.ts`; no X.509 package, which would cost
  * megabytes of resident code in the compiled executable for this one certificate.
@@ -115,4 +115,26 @@ export const ensureCertInDir = async (options: {
     });
   }
   return { certFile, keyFile, generated: true };
+};
+
+/**
+ * The certificate files a port serves (upstream: `SecureServingOptions.MaybeDefaultWithSelfSignedCerts`): the
+ * operator's pair when given; else, with a folder, the pair `pairName` kept there (generated when missing); else none
+ * (the listener generates one in memory). `generatedIn` names the folder a new pair was written to.
+ */
+export const servingCertFiles = async (options: {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly certDir: string;
+  readonly pairName: string;
+  readonly now: Now;
+}): Promise<{ readonly certFile?: string; readonly keyFile?: string; readonly generated: boolean }> => {
+  if (options.certFile || options.keyFile || !options.certDir) {
+    return {
+      ...(options.certFile && { certFile: options.certFile }),
+      ...(options.keyFile && { keyFile: options.keyFile }),
+      generated: false,
+    };
+  }
+  return ensureCertInDir({ dir: options.certDir, pairName: options.pairName, now: options.now });
 };

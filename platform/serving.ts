@@ -7,7 +7,8 @@
  * it simply does not call `startServing`.
  *
  * A certificate from files (`--tls-cert-file`, `--tls-private-key-file`) is reloaded when the files change
- * (`tls-listener.ts`, which the webhook port shares).
+ * (`tls-listener.ts`, which the webhook port shares). Without them, `certDir` (`--cert-dir`) keeps a generated pair,
+ * `cloud-controller-manager.crt`/`.key` as upstream names it, so a restart serves the same certificate.
  */
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
@@ -16,7 +17,9 @@ import type { Now, SetTimer } from "../kube/clock.ts";
 import { createDelegatedAuth, DEFAULT_ALWAYS_ALLOW_PATHS } from "./delegated-auth.ts";
 import { type HealthCheck, handleHealth, pingCheck } from "./healthz.ts";
 import { heapDebugRoutes } from "./heap-debug.ts";
+import { servingCertFiles } from "./self-signed.ts";
 import { listenTls, ServingError, type TlsListener } from "./tls-listener.ts";
+import type { TlsPolicy } from "./tls-policy.ts";
 
 export type RouteHandler = (request: Request) => Response | Promise<Response>;
 
@@ -28,6 +31,12 @@ export interface ServingOptions {
   /** Both or neither; neither ⇒ an in-memory self-signed certificate for localhost/127.0.0.1. */
   readonly certFile?: string | undefined;
   readonly keyFile?: string | undefined;
+  /** `--cert-dir`: without files, the folder of the generated pair; empty or unset ⇒ generated in memory. */
+  readonly certDir?: string | undefined;
+  /** `--permit-port-sharing`: listen with SO_REUSEPORT, so another process may listen on the port too. */
+  readonly permitPortSharing?: boolean;
+  /** `--tls-min-version` and `--tls-cipher-suites` (`tls-policy.ts`). */
+  readonly tls?: TlsPolicy;
   /** For TokenReview and SubjectAccessReview. */
   readonly client?: KubeClient | undefined;
   /** Without a client: allow every request instead of forbidding all but the always-allowed paths. */
@@ -57,6 +66,9 @@ export interface ServingOptions {
 }
 
 export type Serving = TlsListener;
+
+/** Upstream's `PairName` for the secure port's generated certificate. */
+export const SERVING_CERT_PAIR = "cloud-controller-manager";
 export { ServingError };
 
 export const startServing = async (options: ServingOptions): Promise<Serving> => {
@@ -94,11 +106,21 @@ export const startServing = async (options: ServingOptions): Promise<Serving> =>
     return new Response("404 page not found\n", { status: 404, headers: { "content-type": "text/plain" } });
   };
 
+  const files = await servingCertFiles({
+    certFile: options.certFile ?? "",
+    keyFile: options.keyFile ?? "",
+    certDir: options.certDir ?? "",
+    pairName: SERVING_CERT_PAIR,
+    now: options.now,
+  });
+  if (files.generated) logger.info(`generated a self-signed serving certificate in ${files.certFile}`);
   return listenTls({
     bindAddress: options.bindAddress ?? "0.0.0.0",
     port: options.port,
-    certFile: options.certFile,
-    keyFile: options.keyFile,
+    certFile: files.certFile,
+    keyFile: files.keyFile,
+    reusePort: options.permitPortSharing ?? false,
+    ...(options.tls && { tls: options.tls }),
     handle,
     logger,
     now: options.now,

@@ -13,6 +13,7 @@ import { dirname } from "node:path";
 import type { ConsolaInstance } from "consola";
 import { type Now, type SetTimer, systemClock } from "../kube/clock.ts";
 import { loadServingCert, type ServingCert } from "./self-signed.ts";
+import type { TlsPolicy } from "./tls-policy.ts";
 
 export interface TlsListenerOptions {
   /** Default `0.0.0.0`. */
@@ -22,6 +23,10 @@ export interface TlsListenerOptions {
   /** Both or neither; neither ⇒ an in-memory self-signed certificate for localhost/127.0.0.1. */
   readonly certFile?: string | undefined;
   readonly keyFile?: string | undefined;
+  /** Listen with SO_REUSEPORT from the start, so another process may listen on the port too. */
+  readonly reusePort?: boolean;
+  /** `--tls-min-version` and `--tls-cipher-suites` as Bun takes them (`tls-policy.ts`). */
+  readonly tls?: TlsPolicy;
   /** Answers every request; a throw is answered 500 and logged. */
   readonly handle: (request: Request) => Response | Promise<Response>;
   readonly logger: ConsolaInstance;
@@ -61,9 +66,9 @@ export const listenTls = async (options: TlsListenerOptions): Promise<TlsListene
     Bun.serve({
       hostname: bindAddress,
       port,
-      // Only a reloadable certificate needs a second listener on the same port for a moment.
-      reusePort: fromFiles,
-      tls: { cert: pair.cert, key: pair.key },
+      // A reloadable certificate needs a second listener on the same port for a moment.
+      reusePort: fromFiles || (options.reusePort ?? false),
+      tls: { cert: pair.cert, key: pair.key, ...options.tls },
       fetch: async (request) => {
         const started = options.now();
         try {

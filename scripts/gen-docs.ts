@@ -30,8 +30,8 @@ export function flagsReference(): string {
     "Generated from `cmd/flags.ts` by `npx bun scripts/gen-docs.ts`; do not edit by hand (a test fails when it is stale).",
     "",
     "Every upstream `cloud-controller-manager` flag is accepted. Those marked *compatibility only* are parsed and",
-    "checked but have no effect here; the command names any that were given in one warning at start. Those marked",
-    "*ours* are not upstream's: flags this implementation adds.",
+    "checked but have no effect here, each for the reason it names; the command names any that were given in one",
+    "warning at start. Those marked *ours* are not upstream's: flags this implementation adds.",
     "",
   ];
   for (const section of SECTIONS) {
@@ -45,7 +45,7 @@ export function flagsReference(): string {
     );
     for (const f of flags) {
       const notes = [
-        f.effect === "none" ? "*compatibility only*" : "",
+        f.effect === "none" ? `*compatibility only*: ${f.reason}` : "",
         f.origin === "ours" ? "*ours*" : "",
         f.deprecated ? `*deprecated: ${f.deprecated}*` : "",
       ];

@@ -31,7 +31,8 @@ async function stderrOf(extra: string[]): Promise<{ stdout: string; lines: strin
   const errText = collectOutput({ stdout: new Response("").body!, stderr: proc.stderr });
   const outText = collectOutput({ stdout: proc.stdout, stderr: new Response("").body! });
   try {
-    await waitFor(() => (errText.text().match(/initialized/g) ?? []).length >= 2, {
+    // Both streams: with --log-text-split-stream the info lines are on stdout.
+    await waitFor(() => (`${errText.text()}${outText.text()}`.match(/initialized/g) ?? []).length >= 2, {
       timeoutMs: 60_000,
       message: "both nodes initialised",
     });
@@ -71,6 +72,20 @@ describe("the compiled manager's log lines", () => {
     expect(lines.some((l) => /^I.* main\] /.test(l))).toBe(true);
     expect(new Set(lines.map((l) => /([^\s\]]+)\] /.exec(l)?.[1])).size).toBeGreaterThan(2);
     expect(lines.join("\n")).not.toContain(token);
+  });
+
+  test("--log-text-split-stream: info lines on stdout, warnings and errors on stderr, all in klog's format", async () => {
+    // A compatibility-only flag given makes one warning at start.
+    const split = ["--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream", "--contention-profiling"];
+    const { stdout, lines } = await stderrOf(split);
+    const out = stdout.split("\n").filter((l) => l !== "");
+    expect(out.length).toBeGreaterThan(5);
+    expect(out.filter((l) => !KLOG_LINE.test(l) || !l.startsWith("I"))).toEqual([]);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter((l) => !KLOG_LINE.test(l) || l.startsWith("I"))).toEqual([]);
+    expect(
+      lines.some((l) => l.includes("flags accepted for compatibility but without effect here: --contention-profiling")),
+    ).toBe(true);
   });
 
   test("--logging-format=json: every stderr line is an object with ts, msg, caller and v or err", async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import type { HeapStatsBody } from "../platform/heap-debug.ts";
 import type { Authorizer } from "../sandbox/apiserver/auth.ts";
 import { type ApiServer, startApiServer } from "../sandbox/apiserver/server.ts";
@@ -234,6 +235,50 @@ describe("the compiled manager's secure serving", () => {
     expect(text).not.toContain("leaderElection"); // leader election is off in this one
     // The generated certificate of the other manager does not verify against this CA.
     await expect(fetch(`${base}/healthz`, { keepalive: false, tls: { ca } })).rejects.toThrow();
+    p.proc.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+  }, 90_000);
+
+  test("--cert-dir: the certificate generated there is served, and served again after a restart", async () => {
+    const certDir = join(dir, "cert-dir");
+    const dirPort = freePort();
+    const run = async () => {
+      const p = await manager([`--secure-port=${dirPort}`, "--bind-address=127.0.0.1", `--cert-dir=${certDir}`]);
+      await waitForLine(p, `serving health and metrics on https://127.0.0.1:${dirPort}`);
+      return p;
+    };
+    const first = await run();
+    expect(first.output()).toContain(`generated a self-signed serving certificate in ${certDir}/`);
+    const cert = await readFile(join(certDir, "cloud-controller-manager.crt"), "utf8");
+    expect((await get(`https://localhost:${dirPort}/healthz`, { ca: cert })).status).toBe(200);
+    first.proc.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const second = await run();
+    expect(second.output()).not.toContain("generated a self-signed serving certificate");
+    expect((await get(`https://localhost:${dirPort}/healthz`, { ca: cert })).status).toBe(200);
+    second.proc.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  }, 90_000);
+
+  test("--tls-min-version=VersionTLS13 and --tls-cipher-suites reach the listener", async () => {
+    const tlsPort = freePort();
+    const p = await manager([
+      `--secure-port=${tlsPort}`,
+      "--bind-address=127.0.0.1",
+      "--tls-min-version=VersionTLS13",
+      "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    ]);
+    await waitForLine(p, `serving health and metrics on https://127.0.0.1:${tlsPort}`);
+    expect(p.output()).not.toContain("flags accepted for compatibility");
+    const hello = (maxVersion: "TLSv1.2" | "TLSv1.3") =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host: "127.0.0.1", port: tlsPort, rejectUnauthorized: false, maxVersion }, () => {
+          resolve(String(socket.getProtocol()));
+          socket.destroy();
+        });
+        socket.on("error", () => resolve("refused"));
+      });
+    expect([await hello("TLSv1.2"), await hello("TLSv1.3")]).toEqual(["refused", "TLSv1.3"]);
     p.proc.kill("SIGTERM");
     expect(await p.exited).toBe(0);
   }, 90_000);

@@ -12,8 +12,9 @@
 import type { ConsolaInstance } from "consola";
 import type { Registry } from "prom-client";
 import type { Now } from "../../kube/clock.ts";
-import { ensureCertInDir } from "../../platform/self-signed.ts";
+import { servingCertFiles } from "../../platform/self-signed.ts";
 import { listenTls, type TlsListener } from "../../platform/tls-listener.ts";
+import type { TlsPolicy } from "../../platform/tls-policy.ts";
 import type { AdmissionWebhook } from "../../providers/admission.ts";
 import { controllerMetrics } from "../runtime/metrics.ts";
 import { createWebhookHandler } from "./handler.ts";
@@ -31,6 +32,8 @@ export interface WebhookServingOptions {
   readonly certDir: string;
   readonly certFile: string;
   readonly keyFile: string;
+  /** `--webhook-tls-min-version` and `--webhook-tls-cipher-suites`. */
+  readonly tls?: TlsPolicy;
   readonly registry: Registry;
   readonly logger: ConsolaInstance;
   readonly now: Now;
@@ -55,19 +58,16 @@ export async function startWebhookServing(o: WebhookServingOptions): Promise<Tls
   const off = webhookServingOff(o);
   if (off) o.logger.warn(off);
   if (off !== undefined || o.port === 0 || o.entries.length === 0) return undefined;
-  let { certFile, keyFile } = o;
-  if (!certFile && !keyFile && o.certDir) {
-    const pair = await ensureCertInDir({ dir: o.certDir, pairName: WEBHOOK_CERT_PAIR, now: o.now });
-    ({ certFile, keyFile } = pair);
-    if (pair.generated) o.logger.info(`generated a self-signed webhook certificate in ${certFile}`);
-  }
+  const { certFile, keyFile, generated } = await servingCertFiles({ ...o, pairName: WEBHOOK_CERT_PAIR });
+  if (generated) o.logger.info(`generated a self-signed webhook certificate in ${certFile}`);
   for (const [name, webhook] of o.enabled)
     o.logger.info(`webhook enabled: ${name} (${webhook.type}): ${webhook.description}`);
   return listenTls({
     bindAddress: o.bindAddress,
     port: o.port,
-    certFile: certFile || undefined,
-    keyFile: keyFile || undefined,
+    certFile,
+    keyFile,
+    ...(o.tls && { tls: o.tls }),
     handle: createWebhookHandler({
       webhooks: o.enabled,
       metrics: controllerMetrics(o.registry),

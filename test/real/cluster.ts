@@ -31,8 +31,11 @@ export async function realApiServerBinary(): Promise<string> {
 }
 
 /** A real API server alone (for tests that make their own clients), stopped with `server.stop()`. */
-export async function startRealServer(tokens: readonly StaticToken[] = []): Promise<RealApiServer> {
-  return startRealApiServer({ binary: await realApiServerBinary(), tokens });
+export async function startRealServer(
+  tokens: readonly StaticToken[] = [],
+  extraArgs: readonly string[] = [],
+): Promise<RealApiServer> {
+  return startRealApiServer({ binary: await realApiServerBinary(), tokens, extraArgs });
 }
 
 /** Whether every Node in `cluster` has its provider ID and no longer carries the uninitialized taint. */
@@ -50,9 +53,9 @@ export interface RealCluster extends TestCluster {
 }
 
 export async function startRealCluster(
-  opts: { nodes?: number; tokens?: readonly StaticToken[] } = {},
+  opts: { nodes?: number; tokens?: readonly StaticToken[]; apiServerArgs?: readonly string[] } = {},
 ): Promise<RealCluster> {
-  const server = await startRealServer(opts.tokens);
+  const server = await startRealServer(opts.tokens, opts.apiServerArgs);
   const dir = await mkdtemp(join(tmpdir(), "ccm-real-"));
   const token = randomBytes(16).toString("hex");
   const simulated = startSimulatedCloud({ token });
