@@ -8,7 +8,7 @@
  */
 import * as v from "valibot";
 import type { CallContext, RateLimit } from "../../cloud.ts";
-import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
+import { CloudApiClient, type CloudApiClientTuning, tuningOf } from "../../kit/http/client.ts";
 
 export const defaultApiUrl = "https://api.digitalocean.com";
 
@@ -47,16 +47,9 @@ export function createDoClient(o: DoTransportOptions): CloudApiClient {
     auth: () => ({ authorization }),
     timeoutMs: o.timeoutMs ?? TIMEOUT_MS,
     rateLimit: o.rateLimit ?? digitalOceanRateLimit,
-    metrics: o.metrics,
     errorOf: digitalOceanErrorOf,
     userAgent: "ccm-ts digitalocean",
-    ...(o.retry && { retry: o.retry }),
-    ...(o.now && { now: o.now }),
-    ...(o.sleep && { sleep: o.sleep }),
-    ...(o.random && { random: o.random }),
-    ...(o.maxAnswerBytes !== undefined && { maxAnswerBytes: o.maxAnswerBytes }),
-    ...(o.fetch && { fetch: o.fetch }),
-    ...(o.logger && { logger: o.logger }),
+    ...tuningOf(o),
   });
 }
 

@@ -4,7 +4,7 @@ import { captureLogger } from "../../../platform/testing/logger.ts";
 import { freePort } from "../../../scripts/lib/processes.ts";
 import { findInCauseChain, RetryError } from "../../errors.ts";
 import { rejection } from "../../testing.ts";
-import type { Method } from "./client.ts";
+import { type Method, tuningOf } from "./client.ts";
 import { CloudApiAnswerTooLargeError, CloudApiError, CloudApiSchemaError } from "./errors.ts";
 import { errorAnswer, useTestBed } from "./testing.ts";
 
@@ -315,5 +315,13 @@ describe("secrets", () => {
       expect(printed).toContain("u:xxxxx@127.0.0.1");
       expect(printed).not.toContain("pa55word");
     });
+  });
+});
+
+describe("tuningOf", () => {
+  test("keeps the tuning keys a transport's options set, and leaves out the rest and the unset", () => {
+    const sleep = async () => {};
+    const options = { token: "secret", url: "http://x", rateLimit: { qps: 1, burst: 1 }, sleep };
+    expect(tuningOf(options)).toEqual({ sleep });
   });
 });

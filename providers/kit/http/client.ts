@@ -84,6 +84,18 @@ export type CloudApiClientTuning = Pick<
 >;
 
 /**
+ * The tuning a provider's transport options carry, for its `CloudApiClient` (`{ ...fixed, ...tuningOf(o) }`): the
+ * keys `o` sets, without those it leaves `undefined`, so each keeps the client's default. `rateLimit` is the
+ * caller's to default.
+ */
+const TUNING_KEYS = ["metrics", "retry", "maxAnswerBytes", "logger", "fetch", "now", "sleep", "random"] as const;
+
+export function tuningOf(o: CloudApiClientTuning): Omit<CloudApiClientTuning, "rateLimit"> {
+  const picked = TUNING_KEYS.filter((key) => o[key] !== undefined).map((key) => [key, o[key]]);
+  return Object.fromEntries(picked) as Omit<CloudApiClientTuning, "rateLimit">;
+}
+
+/**
  * The default bound on one answer: 16 MiB. Generous for real listings — a page of 50 Hetzner servers is about
  * 250 KB, Proxmox's `/cluster/resources` for 10 000 guests a few MB — and small enough that reading it (several
  * times its size while parsed) fits a pod's memory limit.

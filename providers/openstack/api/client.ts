@@ -12,7 +12,7 @@
  */
 import type * as v from "valibot";
 import type { CallContext, RateLimit } from "../../cloud.ts";
-import { CloudApiClient, type CloudApiClientTuning, type CloudRequest } from "../../kit/http/client.ts";
+import { CloudApiClient, type CloudApiClientTuning, type CloudRequest, tuningOf } from "../../kit/http/client.ts";
 import { CloudApiError } from "../../kit/http/errors.ts";
 import { endpointURL, type KeystoneSession } from "./keystone.ts";
 
@@ -51,16 +51,9 @@ function clientOptions(o: TransportOptions) {
     provider: "openstack",
     timeoutMs: o.timeoutMs,
     rateLimit: o.rateLimit,
-    metrics: o.metrics,
     errorOf: openStackErrorOf,
     userAgent: "ccm-ts openstack",
-    ...(o.retry && { retry: o.retry }),
-    ...(o.now && { now: o.now }),
-    ...(o.sleep && { sleep: o.sleep }),
-    ...(o.random && { random: o.random }),
-    ...(o.maxAnswerBytes !== undefined && { maxAnswerBytes: o.maxAnswerBytes }),
-    ...(o.fetch && { fetch: o.fetch }),
-    ...(o.logger && { logger: o.logger }),
+    ...tuningOf(o),
   };
 }
 

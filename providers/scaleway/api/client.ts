@@ -11,7 +11,7 @@
  */
 import * as v from "valibot";
 import type { CallContext, RateLimit } from "../../cloud.ts";
-import { CloudApiClient, type CloudApiClientTuning } from "../../kit/http/client.ts";
+import { CloudApiClient, type CloudApiClientTuning, tuningOf } from "../../kit/http/client.ts";
 
 export const defaultApiUrl = "https://api.scaleway.com";
 
@@ -52,16 +52,9 @@ export function createScwClient(o: ScwTransportOptions): CloudApiClient {
     auth: () => ({ "x-auth-token": secretKey }),
     timeoutMs: o.timeoutMs ?? TIMEOUT_MS,
     rateLimit: o.rateLimit ?? scalewayRateLimit,
-    metrics: o.metrics,
     errorOf: scalewayErrorOf,
     userAgent: `ccm-ts scaleway${o.extraUserAgent ? ` ${o.extraUserAgent}` : ""}`,
-    ...(o.retry && { retry: o.retry }),
-    ...(o.now && { now: o.now }),
-    ...(o.sleep && { sleep: o.sleep }),
-    ...(o.random && { random: o.random }),
-    ...(o.maxAnswerBytes !== undefined && { maxAnswerBytes: o.maxAnswerBytes }),
-    ...(o.fetch && { fetch: o.fetch }),
-    ...(o.logger && { logger: o.logger }),
+    ...tuningOf(o),
   });
 }
 
