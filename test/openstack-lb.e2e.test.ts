@@ -4,8 +4,9 @@
  * OCCM's shape (its name, its floating IP) is first shown by `plan` as adopted, then adopted in place — same ID,
  * same floating IP, no create; a new Service
  * gets an ACTIVE load balancer with its floating IP in the status; an invalid annotation is a Warning event naming
- * it; a load balancer forced into ERROR is rebuilt keeping its address; a Service deleted takes its load balancer
- * and floating IP with it.
+ * it; a load balancer forced into ERROR is rebuilt keeping its address; one stuck PENDING_UPDATE past the deadline
+ * (`[LoadBalancer] pending-deadline`, shortened to 3s here) is a Warning naming it and its status, and converges
+ * once Octavia lets it go; a Service deleted takes its load balancer and floating IP with it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -49,6 +50,7 @@ region = RegionOne
 
 [LoadBalancer]
 floating-network-id = ${floating}
+pending-deadline = 3s
 `,
   );
 }, 60_000);
@@ -224,6 +226,36 @@ test("a load balancer forced into ERROR is rebuilt with a Warning, keeping its f
   await until("the floating IP on the new VIP", () => fip?.portID === now?.vipPortID);
 }, 120_000);
 
+test("a load balancer stuck PENDING_UPDATE is a Warning naming it, then converges in place once released", async () => {
+  const lb = lbs().find((l) => l.name.endsWith("_web"));
+  if (!lb) throw new Error("no load balancer for web");
+  const address = ingressIP("web");
+  const fipsBefore = fips().length;
+  await control(lb.id, { status: "PENDING_UPDATE", fault: "stuck" });
+  await client.patch(
+    Resources.services,
+    "web",
+    "merge",
+    { metadata: { annotations: { "loadbalancer.openstack.org/connection-limit": "2000" } } },
+    ns,
+  );
+  await until("a Warning event naming it and PENDING_UPDATE", () =>
+    warned((m) => m.includes(lb.id) && m.includes("PENDING_UPDATE")),
+  );
+  expect(lbs().find((l) => l.id === lb.id)?.status).toBe("PENDING_UPDATE");
+  await control(lb.id, { status: "ACTIVE", fault: "none" });
+  await until("the connection limit applied to the same load balancer", () =>
+    (lbs().find((l) => l.id === lb.id)?.listeners ?? []).every((l) => l.connectionLimit === 2000),
+  );
+  expect(
+    lbs()
+      .filter((l) => l.name.endsWith("_web"))
+      .map((l) => l.id),
+  ).toEqual([lb.id]);
+  expect(fips().length).toBe(fipsBefore);
+  expect(ingressIP("web")).toBe(address as string);
+}, 120_000);
+
 test("a Service deleted takes its load balancer and the floating IP it made", async () => {
   const before = fips().length;
   await client.delete(Resources.services, "web", ns);
@@ -231,6 +263,14 @@ test("a Service deleted takes its load balancer and the floating IP it made", as
   await until("web's floating IP released", () => fips().length === before - 1);
   await until("the Service gone", () => serviceNamed("web") === undefined);
 }, 120_000);
+
+async function control(id: string, change: Record<string, string>) {
+  const res = await fetch(`${emulator.controlUrl}/loadbalancers/${id}`, {
+    method: "PUT",
+    body: JSON.stringify(change),
+  });
+  if (res.status !== 200) throw new Error(`control ${id}: ${res.status} ${await res.text()}`);
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: the test reads the API's JSON freely
 async function call(method: string, path: string, body?: unknown): Promise<any> {
