@@ -4,8 +4,10 @@
  * OCCM's shape (its name, its floating IP) is first shown by `plan` as adopted, then adopted in place — same ID,
  * same floating IP, no create; a new Service
  * gets an ACTIVE load balancer with its floating IP in the status; an invalid annotation is a Warning event naming
- * it; a load balancer forced into ERROR is rebuilt keeping its address; a Service deleted takes its load balancer
- * and floating IP with it.
+ * it; a load balancer forced into ERROR is rebuilt keeping its address; one stuck PENDING_UPDATE past the deadline
+ * (`[LoadBalancer] pending-deadline`, shortened to 3s here) is a Warning naming it and its status, and converges
+ * once Octavia lets it go; a Service deleted takes its load balancer and floating IP with it; under 5xx and 409
+ * answers there is one load balancer and one floating IP per Service, and none once it is deleted.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -49,6 +51,7 @@ region = RegionOne
 
 [LoadBalancer]
 floating-network-id = ${floating}
+pending-deadline = 3s
 `,
   );
 }, 60_000);
@@ -224,6 +227,36 @@ test("a load balancer forced into ERROR is rebuilt with a Warning, keeping its f
   await until("the floating IP on the new VIP", () => fip?.portID === now?.vipPortID);
 }, 120_000);
 
+test("a load balancer stuck PENDING_UPDATE is a Warning naming it, then converges in place once released", async () => {
+  const lb = lbs().find((l) => l.name.endsWith("_web"));
+  if (!lb) throw new Error("no load balancer for web");
+  const address = ingressIP("web");
+  const fipsBefore = fips().length;
+  await control(lb.id, { status: "PENDING_UPDATE", fault: "stuck" });
+  await client.patch(
+    Resources.services,
+    "web",
+    "merge",
+    { metadata: { annotations: { "loadbalancer.openstack.org/connection-limit": "2000" } } },
+    ns,
+  );
+  await until("a Warning event naming it and PENDING_UPDATE", () =>
+    warned((m) => m.includes(lb.id) && m.includes("PENDING_UPDATE")),
+  );
+  expect(lbs().find((l) => l.id === lb.id)?.status).toBe("PENDING_UPDATE");
+  await control(lb.id, { status: "ACTIVE", fault: "none" });
+  await until("the connection limit applied to the same load balancer", () =>
+    (lbs().find((l) => l.id === lb.id)?.listeners ?? []).every((l) => l.connectionLimit === 2000),
+  );
+  expect(
+    lbs()
+      .filter((l) => l.name.endsWith("_web"))
+      .map((l) => l.id),
+  ).toEqual([lb.id]);
+  expect(fips().length).toBe(fipsBefore);
+  expect(ingressIP("web")).toBe(address as string);
+}, 120_000);
+
 test("a Service deleted takes its load balancer and the floating IP it made", async () => {
   const before = fips().length;
   await client.delete(Resources.services, "web", ns);
@@ -231,6 +264,68 @@ test("a Service deleted takes its load balancer and the floating IP it made", as
   await until("web's floating IP released", () => fips().length === before - 1);
   await until("the Service gone", () => serviceNamed("web") === undefined);
 }, 120_000);
+
+test("under 5xx and 409 answers: one load balancer and one floating IP per Service, and none once deleted", async () => {
+  const lbsBefore = lbs().length;
+  const fipsBefore = fips().length;
+  const rule = (method: string, pathPrefix: string, status: number) => ({ method, pathPrefix, status, count: 2 });
+  const octaviaPath = "/load-balancer/v2/lbaas/";
+  await setFaults([
+    rule("POST", `${octaviaPath}loadbalancers`, 500),
+    rule("GET", `${octaviaPath}loadbalancers`, 503),
+    rule("POST", "/networking/v2.0/floatingips", 500),
+    rule("GET", "/networking/v2.0/ports", 502),
+  ]);
+  const names = ["faulty-1", "faulty-2"];
+  await Promise.all(names.map((name) => lbService(name)));
+  await until("both faulty Services' ingress", () => names.every((n) => ingressIP(n) !== undefined));
+  const one = () => {
+    for (const name of names) {
+      const mine = lbs().filter((l) => l.name === `kube_service_kubernetes_default_${name}`);
+      expect(mine).toHaveLength(1);
+      expect(fips().filter((f) => f.portID === mine[0]?.vipPortID)).toHaveLength(1);
+    }
+    expect(lbs()).toHaveLength(lbsBefore + 2);
+    expect(fips()).toHaveLength(fipsBefore + 2);
+    expect(emulator.faults.get().failNext).toEqual([]); // every fault was met
+  };
+  one();
+  // A change while Octavia answers 409 (as it does while PENDING_*) and 5xx.
+  await setFaults([rule("PUT", `${octaviaPath}listeners`, 409), rule("PUT", `${octaviaPath}listeners`, 503)]);
+  const limit = { metadata: { annotations: { "loadbalancer.openstack.org/connection-limit": "500" } } };
+  await Promise.all(names.map((name) => client.patch(Resources.services, name, "merge", limit, ns)));
+  await until("the connection limit on both", () =>
+    names.every((n) =>
+      lbs()
+        .filter((l) => l.name.endsWith(`_${n}`))
+        .every((l) => l.listeners.every((x) => x.connectionLimit === 500)),
+    ),
+  );
+  one();
+  await setFaults([
+    rule("DELETE", `${octaviaPath}loadbalancers`, 409),
+    rule("DELETE", `${octaviaPath}loadbalancers`, 500),
+    rule("DELETE", "/networking/v2.0/floatingips", 503),
+  ]);
+  await Promise.all(names.map((name) => client.delete(Resources.services, name, ns)));
+  await until("both faulty Services gone", () => names.every((n) => !serviceNamed(n)));
+  await until("their load balancers gone", () => lbs().length === lbsBefore);
+  expect(fips()).toHaveLength(fipsBefore);
+  expect(emulator.faults.get().failNext).toEqual([]);
+}, 180_000);
+
+async function setFaults(failNext: { method: string; pathPrefix: string; status: number; count: number }[]) {
+  const res = await fetch(`${emulator.controlUrl}/faults`, { method: "PUT", body: JSON.stringify({ failNext }) });
+  if (res.status !== 200) throw new Error(`faults: ${res.status} ${await res.text()}`);
+}
+
+async function control(id: string, change: Record<string, string>) {
+  const res = await fetch(`${emulator.controlUrl}/loadbalancers/${id}`, {
+    method: "PUT",
+    body: JSON.stringify(change),
+  });
+  if (res.status !== 200) throw new Error(`control ${id}: ${res.status} ${await res.text()}`);
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: the test reads the API's JSON freely
 async function call(method: string, path: string, body?: unknown): Promise<any> {

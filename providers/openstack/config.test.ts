@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "../../config/errors.ts";
 import { readOpenStackConfig } from "./config.ts";
+import { LOAD_BALANCER_DEADLINE_MS } from "./provider.ts";
 
 const files: Record<string, string> = {
   "/etc/openstack/clouds.yaml": `clouds:
@@ -87,6 +88,7 @@ describe("the openstack configuration", () => {
       "max-shared-lb": 2,
       "ingress-hostname-suffix": "nip.io",
       "container-store": "barbican",
+      "pending-deadline": LOAD_BALANCER_DEADLINE_MS,
     });
     expect(config.regionalProviderIDs).toBe(false);
     expect(warnings).toEqual([]);
@@ -178,6 +180,7 @@ lb-method = SOURCE_IP_PORT
 create-monitor
 monitor-delay = 1m30s
 monitor-max-retries = 5
+pending-deadline = 20s
 [LoadBalancerClass "Public.v4"]
 floating-network-id = 9f9f
 subnet-id = 8e8e
@@ -191,6 +194,7 @@ router-id = r-1
       "create-monitor": true,
       "monitor-delay": 90_000,
       "monitor-max-retries": 5,
+      "pending-deadline": 20_000,
     });
     expect(config.loadBalancerClasses).toEqual({ "Public.v4": { "floating-network-id": "9f9f", "subnet-id": "8e8e" } });
     expect(config.routerID).toBe("r-1");
@@ -288,6 +292,16 @@ x = 1
       "a backslash outside quotes",
       "[Global]\nca-file=C:\\ca.pem\n",
       "[Global] ca-file: has a backslash outside quotes",
+    ],
+    [
+      "a pending-deadline under a second",
+      "[LoadBalancer]\npending-deadline=500ms\n",
+      "[LoadBalancer] pending-deadline: must be a Go duration from 1s to 1h",
+    ],
+    [
+      "a pending-deadline over an hour",
+      "[LoadBalancer]\npending-deadline=2h\n",
+      "[LoadBalancer] pending-deadline: must be a Go duration from 1s to 1h",
     ],
     ["a key outside any section", "region=x\n[Global]\n", "region: is outside any section"],
     ["OS_CCM_REGIONAL not a boolean", "", "OS_CCM_REGIONAL: must be true or false"],

@@ -65,6 +65,20 @@ const duration = (fallback: string) =>
     fallback,
   );
 
+/** A duration of ours (not OCCM's) with bounds, in milliseconds. */
+const boundedDuration = (fallback: string, min: string, max: string) => {
+  const [lo, hi] = [parseDuration(min) ?? 0, parseDuration(max) ?? 0];
+  const what = `must be a Go duration from ${min} to ${max}, such as 5m`;
+  return v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((s) => parseDuration(s) ?? Number.NaN),
+      v.check((ms) => Number.isFinite(ms) && ms >= lo && ms <= hi, what),
+    ),
+    fallback,
+  );
+};
+
 const global = {
   "auth-url": v.optional(
     v.pipe(v.string(), v.check(isHttpUrl, "must be Keystone's http(s) URL, e.g. https://keystone.example.com:5000/v3")),
@@ -147,6 +161,8 @@ const loadBalancer = {
   "default-tls-container-ref": v.optional(
     v.pipe(v.string(), v.check(isHttpUrl, "must be a Barbican container or secret URL")),
   ),
+  /** Ours, not OCCM's (which waits without end, #1052): how long a `PENDING_*` load balancer is waited on. */
+  "pending-deadline": boundedDuration("5m", "1s", "1h"),
 };
 
 const networking = {

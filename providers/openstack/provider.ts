@@ -29,7 +29,10 @@ import { openStackSettingDocs } from "./settings-reference.ts";
 
 export const openStackProviderName = "openstack";
 
-/** How long a load balancer's `PENDING_*` status is waited on before the sync fails with a Warning. */
+/**
+ * How long a load balancer's `PENDING_*` status is waited on before the sync fails with a Warning, unless
+ * `[LoadBalancer] pending-deadline` says otherwise.
+ */
 export const LOAD_BALANCER_DEADLINE_MS = 300_000;
 
 export const openStackSettings: ProviderSettings<OpenStackConfig> = {
@@ -79,7 +82,10 @@ export const openstack = defineProvider({
     return openStackProvider({
       config: ctx.settings,
       compute: new HttpComputeApi(nova, neutron),
-      octavia: new OctaviaApi(octavia, floatingIPs, { ...ctx.clock, deadlineMs: LOAD_BALANCER_DEADLINE_MS }),
+      octavia: new OctaviaApi(octavia, floatingIPs, {
+        ...ctx.clock,
+        deadlineMs: ctx.settings.loadBalancer["pending-deadline"],
+      }),
       floatingIPs,
       octaviaEndpoint: octavia,
       runtime: ctx.runtime,

@@ -203,4 +203,9 @@ export const openStackSettingDocs: readonly SettingDoc[] = [
     default: "`false`",
     meaning: `${lbs} \`true\` creates load balancers step by step instead of one fully populated create`,
   },
+  {
+    names: [lb("pending-deadline")],
+    default: "`5m`",
+    meaning: `${lbs} ours, not OCCM's (OCCM waits without end): how long a load balancer \`PENDING_*\` is waited on before a Warning event naming it and its status, and the sync is retried; a Go duration from 1s to 1h`,
+  },
 ];

@@ -110,6 +110,9 @@ export const floatingIPEndpoints: readonly Endpoint[] = [
           "ExternalGatewayForFloatingIPNotFound",
         );
       }
+      if (spec.subnet_id !== undefined && spec.subnet_id !== network.subnetID) {
+        throw new OsError(400, `Bad floatingip request: Subnet ${spec.subnet_id} is not on network ${network.id}.`);
+      }
       const fip: FloatingIP = {
         id: call.world.uuid(),
         address: spec.floating_ip_address ?? nextAddress(network),

@@ -109,6 +109,20 @@ describe("answers", () => {
     expect(res.status).toBe(400);
     expect(breaches(res.body.NeutronError, facts.neutronError)).toEqual([]);
   });
+
+  test("a floating IP on a subnet of another network is 400 naming the subnet", async () => {
+    const world = h.emulator.world;
+    const res = await h.call("POST", "/networking/v2.0/floatingips", {
+      body: {
+        floatingip: {
+          floating_network_id: networkNamed(world, "public").id,
+          subnet_id: networkNamed(world, "private").subnetID,
+        },
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.NeutronError.message).toContain(networkNamed(world, "private").subnetID);
+  });
 });
 
 describe("provisioning state machine", () => {
