@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { addAppCredential } from "../../sandbox/openstack/state.ts";
+import { addAppCredential, networkNamed } from "../../sandbox/openstack/state.ts";
 import { type Harness, startHarness } from "../../sandbox/openstack/testing.ts";
 import { openstack } from "./provider.ts";
 import { osProvider, passwordConf } from "./testing.ts";
@@ -32,6 +32,18 @@ describe("the openstack provider", () => {
     const off = await osProvider(h, passwordConf(h, "[LoadBalancer]\nenabled = false"));
     await off.verifyAccess?.(ctx);
     expect(off.loadBalancer).toBeUndefined();
+  });
+
+  test("verifyAccess finds every network and subnet the configuration names, and names each it does not", async () => {
+    const pub = networkNamed(h.emulator.world, "public");
+    const good = `[LoadBalancer]\nfloating-network-id = ${pub.id}\nfloating-subnet-id = ${pub.subnetID}`;
+    await (await osProvider(h, passwordConf(h, good))).verifyAccess?.(ctx);
+    const unknown = "00000000-0000-4000-8000-00000000dead";
+    const bad = `[LoadBalancer]\nfloating-network-id = ${unknown}\nsubnet-id = ${unknown}\n\n[LoadBalancerClass "b"]\nfloating-network-id = ${pub.id}`;
+    const failure = (await osProvider(h, passwordConf(h, bad))).verifyAccess?.(ctx);
+    await expect(failure).rejects.toThrow(
+      `[LoadBalancer] floating-network-id=${unknown}: no network of this ID in the project; [LoadBalancer] subnet-id=${unknown}: no subnet of this ID in the project`,
+    );
   });
 
   test("verifyAccess with an application credential passes", async () => {

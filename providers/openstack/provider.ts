@@ -25,6 +25,7 @@ import type { AuthOptions } from "./auth-options.ts";
 import { type OpenStackConfig, readOpenStackConfig } from "./config.ts";
 import { createInstances } from "./instances.ts";
 import { createOpenStackLoadBalancer } from "./load-balancers.ts";
+import { checkNamedNetworks, namedNetworks } from "./named-networks.ts";
 import { openStackSettingDocs } from "./settings-reference.ts";
 
 export const openStackProviderName = "openstack";
@@ -171,6 +172,16 @@ export function openStackProvider(parts: OpenStackParts) {
           ? "Keystone or the service refused the credentials of [Global] (auth-url, user, password or application credential, project)"
           : `${step} did not answer as expected`;
       throw new Error(`openstack: ${why}: ${(err as Error).message}`, { cause: err });
+    }
+    const floatingIPs = parts.floatingIPs;
+    if (!loadBalancer || !floatingIPs) return;
+    try {
+      await checkNamedNetworks(ctx, namedNetworks(config), {
+        networkName: (c, id) => compute.networkName(c, id),
+        subnetExists: (c, id) => floatingIPs.subnetExists(c, id),
+      });
+    } catch (err) {
+      throw new Error(`openstack: ${(err as Error).message}`, { cause: err });
     }
   }
 

@@ -132,6 +132,16 @@ export const neutronEndpoints: readonly Endpoint[] = [
       return json({ subnets: list.map((n) => subnetBody(call, n)) });
     },
   },
+  {
+    service: "network",
+    method: "GET",
+    route: "/networking/v2.0/subnets/:id",
+    handle: (call) => {
+      const network = [...call.world.networks.values()].find((n) => n.subnetID === call.params.id);
+      if (!network) throw new OsError(404, `Subnet ${call.params.id} could not be found.`, "SubnetNotFound");
+      return json({ subnet: subnetBody(call, network) });
+    },
+  },
   { service: "network", method: "GET", route: "/networking/v2.0/ports", handle: listPorts },
   {
     service: "network",

@@ -14,6 +14,18 @@ export class FloatingIPApi {
     this.#neutron = neutron;
   }
 
+  /** Whether Neutron has a subnet of this ID (for `doctor`'s check of the configured IDs). */
+  async subnetExists(ctx: CallContext, id: string): Promise<boolean> {
+    const answer = await this.#neutron.request(ctx, {
+      operation: "getSubnet",
+      method: "GET",
+      path: `/subnets/${encodeURIComponent(id)}`,
+      answer: v.object({ subnet: v.object({ id: v.string() }) }),
+      notFound: true,
+    });
+    return answer !== undefined;
+  }
+
   /** The subnets of a network, with their names and tags (for `floating-subnet` and `floating-subnet-tags`). */
   async subnets(ctx: CallContext, networkID: string): Promise<{ id: string; name: string; tags: string[] }[]> {
     const answer = await this.#neutron.request(ctx, {
