@@ -15,7 +15,7 @@ import type { Node } from "../kube/objects.ts";
 import { Taints } from "../kube/well-known.ts";
 import type { ApiServer } from "../sandbox/apiserver/server.ts";
 import { type OpenStackEmulator, startOpenStackEmulator } from "../sandbox/openstack/server.ts";
-import { addAppCredential, createServer, deleteServer } from "../sandbox/openstack/state.ts";
+import { addAppCredential, createServer, deleteServer, networkNamed } from "../sandbox/openstack/state.ts";
 import { startE2eApiServer, tearDown } from "./support/apiserver.ts";
 import { executable, runExecutable } from "./support/executables.ts";
 import { registerNode } from "./support/hcloud.ts";
@@ -46,7 +46,7 @@ ${extra}
 public-network-name = public
 
 [LoadBalancer]
-floating-network-id = 0b4b0c1e-5e1a-4f9e-9a53-2d7f2d1c7e10
+floating-network-id = ${networkNamed(emulator.world, "public").id}
 `;
 
 beforeAll(async () => {

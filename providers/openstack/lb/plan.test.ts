@@ -128,6 +128,29 @@ describe("planLoadBalancer", () => {
       ["set members of port 80 to 10.0.0.12:30080"],
     ],
     [
+      "a member subnet asked for (member-subnet-id): the members made again on it",
+      (v) => v,
+      wanted([
+        wantListener(80, {
+          members: [
+            { name: "n1", address: "10.0.0.10", protocol_port: 30080, subnet_id: "member-subnet" },
+            { name: "n2", address: "10.0.0.11", protocol_port: 30080, subnet_id: "member-subnet" },
+          ],
+        }),
+      ]),
+      ["set members of port 80 to 10.0.0.10:30080, 10.0.0.11:30080"],
+    ],
+    [
+      "members on a subnet Octavia recorded, none asked for: kept (an adopted load balancer's)",
+      (v) => {
+        const l = v.listeners[0] as LoadBalancerView["listeners"][0];
+        const members = (l.pool?.members ?? []).map((m) => ({ ...m, subnet_id: "vip-subnet" }));
+        return { ...v, listeners: [{ ...l, pool: l.pool && { ...l.pool, members } }] };
+      },
+      wanted(),
+      [],
+    ],
+    [
       "a port added: its listener made with pool and members",
       (v) => v,
       wanted([wantListener(80), wantListener(443)]),

@@ -122,8 +122,14 @@ function planPool(have: PoolView, want: DesiredListener, port: number): Operatio
     change.session_persistence = want.pool.session_persistence;
   }
   if (Object.keys(change).length > 0) ops.push({ op: "updatePool", id: p.id, port, change });
-  const members = (list: readonly { address: string; protocol_port: number; monitor_port?: number | null }[]) =>
-    list.map((m) => `${m.address}:${m.protocol_port}/${m.monitor_port ?? ""}`);
+  // A member's subnet counts when one is asked for (member-subnet-id): members made on another are made again.
+  // Without one, whatever subnet Octavia or OCCM recorded is kept, so an adopted load balancer keeps its members.
+  const bySubnet = want.members.some((m) => m.subnet_id !== undefined);
+  type MemberKey = { address: string; protocol_port: number; monitor_port?: number | null; subnet_id?: string | null };
+  const members = (list: readonly MemberKey[]) =>
+    list.map(
+      (m) => `${m.address}:${m.protocol_port}/${m.monitor_port ?? ""}${bySubnet ? `@${m.subnet_id ?? ""}` : ""}`,
+    );
   if (!sameSet(members(have.members), members(want.members))) {
     ops.push({ op: "replaceMembers", poolID: p.id, port, members: want.members });
   }
