@@ -6,8 +6,8 @@
  * change it in place (same ID). Each row is then checked on the emulated load balancer and the Service's status,
  * and no Service got a Warning event.
  *
- * The provider's own pace (10 requests a second, burst 20: scw CCM's SDK has none, Scaleway's limits are per
- * route) makes ~50 load balancers take a minute or two; the deadlines stay generous for a busy machine.
+ * The provider runs at its production pace (10 requests a second, burst 20; providers/scaleway/api/client.ts), which
+ * makes ~50 load balancers take about a minute; the deadlines stay generous for a busy machine.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
