@@ -278,6 +278,50 @@ test("under 429s and 5xx, a new Service still gets exactly one load balancer", a
   expect(lbs()).toHaveLength(3);
 }, 180_000);
 
+test("a Node without provider ID never empties a load balancer: its servers stay, a Warning names the Node", async () => {
+  const webLB = () => [...scw.world.lb.backends.values()].filter((b) => b.lbId === adopted.id);
+  const warned = (needle: string) =>
+    api.store
+      .list<Event & { note?: string }>(Resources.events, ns)
+      .items.some(
+        (e) =>
+          e.type === "Warning" && e.involvedObject?.name === "web" && `${e.message ?? e.note ?? ""}`.includes(needle),
+      );
+  // The invalid annotation of the test before is removed so web syncs again.
+  await client.patch(
+    Resources.services,
+    "web",
+    "merge",
+    { metadata: { annotations: { [`${A}health-check-max-retries`]: null } } },
+    ns,
+  );
+  // A kubelet started without --cloud-provider=external: Ready, never initialised, no provider ID.
+  await client.create(Resources.nodes, { metadata: { name: "stray", labels: { role: "stray" } } } satisfies Node);
+  await setNodeReady(client, "stray", "True");
+  await until("a Warning naming the Node without provider ID", () => warned("Nodes stray have no provider ID"));
+  expect(
+    webLB()
+      .flatMap((b) => b.pool)
+      .sort(),
+  ).toEqual([...nodeIPs].sort());
+  // Only that Node chosen as target: no Node can be one, and the servers are kept as they are.
+  await client.patch(
+    Resources.services,
+    "web",
+    "merge",
+    { metadata: { annotations: { [`${A}target-node-labels`]: "role=stray" } } },
+    ns,
+  );
+  await until("a Warning that no Node can be a target", () => warned("no Node can be a target"));
+  expect(webLB().length).toBeGreaterThan(0);
+  expect(
+    webLB()
+      .flatMap((b) => b.pool)
+      .sort(),
+  ).toEqual([...nodeIPs].sort());
+  expect((api.store.get(Resources.nodes, "stray") as Node).spec?.providerID).toBeUndefined();
+}, 120_000);
+
 test("the Services deleted, their load balancers and booked IPs go", async () => {
   for (const name of ["web", "api", "flaky"]) await client.delete(Resources.services, name, ns);
   await until("no load balancer left", () => lbs().length === 0 && scw.world.lb.ips.size === 0, 120_000);

@@ -5,7 +5,8 @@
  * `servers/detail` with markers and one Neutron port listing). Each is counted at its emulator, seeded as
  * `sandbox --cloud=<name>` seeds it, on the provider the
  * registered factory builds, against the one-by-one path (`instanceMetadata` per Node) of the same provider. Both are
- * built unpaced: the client-side pace changes how long, not how many.
+ * built unpaced: the client-side pace changes how long, not how many. The scaleway benchmark also counts the
+ * steady state of 100 nodes and 50 load-balanced Services under the compiled manager (scaleway-steady-state.ts).
  */
 import type { Node } from "../../kube/objects.ts";
 import type { CallContext, CloudProvider } from "../../providers/cloud.ts";
@@ -13,9 +14,10 @@ import { openstack } from "../../providers/openstack/provider.ts";
 import { scaleway } from "../../providers/scaleway/provider.ts";
 import { startOpenStackSandboxProject } from "../../sandbox/openstack/sandbox-project.ts";
 import { isMetal, startScalewaySandboxProject } from "../../sandbox/scaleway/sandbox-project.ts";
-import type { Benchmark } from "./context.ts";
+import type { BenchContext, Benchmark } from "./context.ts";
 import type { BenchResult, Figure, Scale } from "./report.ts";
 import { put } from "./report.ts";
+import { STEADY_SIZES, scalewaySteadyState } from "./scaleway-steady-state.ts";
 
 const SIZES: Record<Scale, number> = { tenth: 100, full: 1000 };
 const ctx: CallContext = { signal: new AbortController().signal };
@@ -100,6 +102,12 @@ function refreshBenchmark(o: {
   readonly bulkNote: string;
   /** What the process's first refresh does more, when it costs more than the next. */
   readonly firstNote?: string;
+  /** More figures of the same provider at each scale (the steady state), and what its sizes and notes add. */
+  readonly more?: {
+    run(bench: BenchContext, scale: Scale, figures: Figure[]): Promise<unknown>;
+    readonly sizes: Record<Scale, string>;
+    readonly note: string;
+  };
 }): Benchmark {
   return {
     id: o.id,
@@ -115,16 +123,18 @@ function refreshBenchmark(o: {
         else if (r.first !== r.bulk)
           throw new Error(`${o.id}: the first refresh cost ${r.first} calls, the next ${r.bulk}`);
         put(figures, scale, "the same, Node by Node (instanceMetadata for each)", "calls", r.perNode);
-        details[scale] = r;
+        details[scale] = o.more ? { refresh: r, steady: await o.more.run(bench, scale, figures) } : r;
       }
+      const sized = (scale: Scale) => `refresh of ${SIZES[scale]} servers${o.more ? `; ${o.more.sizes[scale]}` : ""}`;
       return {
         id: o.id,
         title: o.title,
-        sizes: { tenth: `refresh of ${SIZES.tenth} servers`, full: `refresh of ${SIZES.full} servers` },
+        sizes: { tenth: sized("tenth"), full: sized("full") },
         figures,
         details,
         notes: [
           `Counted at the ${o.id} emulator, seeded as sandbox --cloud=${o.id} seeds it; the provider built unpaced (the pace changes how long, not how many).`,
+          ...(o.more ? [o.more.note] : []),
         ],
       };
     },
@@ -133,10 +143,29 @@ function refreshBenchmark(o: {
 
 export const scalewayApiCallsBenchmark = refreshBenchmark({
   id: "scaleway",
-  title: "scaleway: API calls for a full node refresh, Instances and Elastic Metal, bulk against one by one",
+  title:
+    "scaleway: API calls for a full node refresh (Instances and Elastic Metal, bulk against one by one) and at steady state",
   run: scalewayRefresh,
   bulkNote:
     "every Instance zone (9) and Elastic Metal zone (6) in pages of 100, IPAM per region and project in use; every third server Elastic Metal",
+  more: {
+    async run(bench, scale, figures) {
+      const steady = await scalewaySteadyState(bench, scale);
+      const perHour = Math.round((steady.counted.total * 3600) / steady.windowS);
+      const { nodes, services } = STEADY_SIZES[scale];
+      bench.log(`scaleway ${scale}: steady state ${perHour} calls an hour`);
+      put(figures, scale, "steady state, API calls per hour", "calls/h", perHour, {
+        note: `${nodes} nodes and ${services} load-balanced Services converged; scw CCM's flags`,
+      });
+      put(figures, scale, "↳ the manager's start-up on the converged cluster", "calls", steady.startupCalls);
+      return steady;
+    },
+    sizes: {
+      tenth: `${STEADY_SIZES.tenth.nodes} nodes, ${STEADY_SIZES.tenth.services} Services at rest`,
+      full: `${STEADY_SIZES.full.nodes} nodes, ${STEADY_SIZES.full.services} Services at rest`,
+    },
+    note: "Steady state: the compiled all-in-one on a converged cluster at the production pace; the calls of a window of at least 310 s (one 5-minute node refresh), scaled to an hour.",
+  },
 });
 
 export const openstackApiCallsBenchmark = refreshBenchmark({
