@@ -26,7 +26,7 @@ export interface ScalewayApiDeps {
 }
 
 export function createScalewayHandler(deps: ScalewayApiDeps): (request: Request) => Promise<Response> {
-  return createApiHandler({
+  const handler = createApiHandler({
     name: "scaleway emulator",
     apiPrefix: "",
     world: deps.world,
@@ -40,4 +40,17 @@ export function createScalewayHandler(deps: ScalewayApiDeps): (request: Request)
     sleep: deps.sleep,
     logger: deps.logger,
   });
+  return async (request) => plainJsonType(await handler(request));
+}
+
+/**
+ * Scaleway answers `Content-Type: application/json` with no charset, and the official SDK's response parser
+ * (`@scaleway/sdk-client` responseParser) decodes a body as JSON only when the type is exactly that; Bun's
+ * `Response.json` adds `;charset=utf-8`.
+ */
+function plainJsonType(response: Response): Response {
+  if (!response.headers.get("content-type")?.startsWith("application/json;")) return response;
+  const headers = new Headers(response.headers);
+  headers.set("content-type", "application/json");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

@@ -42,6 +42,7 @@ export const extraEndpoints: Endpoint[] = [
         id: call.world.uuid(),
         lbId: lb.id,
         created: call.world.now(),
+        type: body.letsencrypt ? ("letsencryt" as const) : ("custom" as const),
         name: body.name,
         commonName: body.letsencrypt?.common_name ?? "custom",
       };

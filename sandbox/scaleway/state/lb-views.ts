@@ -115,7 +115,7 @@ export function certificateView(world: World, c: Certificate) {
   const lb = world.lb.lbs.get(c.lbId);
   return {
     id: c.id,
-    type: "custom",
+    type: c.type,
     name: c.name,
     common_name: c.commonName,
     subject_alternative_name: [],

@@ -111,6 +111,8 @@ export interface Certificate {
   readonly id: string;
   readonly lbId: string;
   readonly created: number;
+  /** As the API spells it: `letsencryt` (sic, the SDK's `CertificateType`) or `custom`. */
+  readonly type: "letsencryt" | "custom";
   name: string;
   commonName: string;
 }
