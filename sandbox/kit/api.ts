@@ -1,8 +1,9 @@
 /**
  * The fetch handler every cloud API emulator is: the cloud's API under its prefix (`/v1`), the emulator's control
  * API under `/_emulator`. An API call, in order: authentication, a token from the rate-limit bucket when the cloud
- * has one, injected latency and faults, then the endpoint. Every answer to an authenticated API call is counted by
- * its route pattern (`GET /v1/servers/:id`), and every write is logged with who sent it and when.
+ * has one, injected latency and faults, then the endpoint. Every answer to an authenticated API call (and to a
+ * refused one, when the cloud counts those: `countRefused`) is counted by its route pattern (`GET /v1/servers/:id`),
+ * and every write is logged with who sent it and when.
  *
  * What differs from cloud to cloud is the error envelope: the emulator hands its own (`Envelope`), which the kit
  * uses for its refusals (no such path, wrong method, bad JSON, bad body, a crash) and for what routes throw.
@@ -46,6 +47,8 @@ export interface ApiHandlerOptions<W, E> {
   /** The cloud's envelope for one request (a function, so an envelope may carry a request ID). */
   readonly envelope: (request: Request) => Envelope<E>;
   readonly authenticated: (request: Request) => boolean;
+  /** Count a refused API call by its route like any other answer (OpenStack's 401 comes from each service). */
+  readonly countRefused?: boolean | undefined;
   readonly faults: { readonly latencyMs: number; check(method: string, path: string): E | undefined };
   /** The cloud's rate limit, when it has one the emulator models; its headers go on every API answer. */
   readonly limiter?: Limiter | undefined;
@@ -61,23 +64,27 @@ export function createApiHandler<W, E>(o: ApiHandlerOptions<W, E>): (request: Re
     const finish = envelope.finish ?? ((r: Response) => r);
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
-    if (!o.authenticated(request)) return finish(envelope.answer(envelope.unauthorized()));
-    if (url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+    const refused = !o.authenticated(request);
+    const control = url.pathname.startsWith(`${CONTROL_PREFIX}/`);
+    if (refused && (control || !o.countRefused)) return finish(envelope.answer(envelope.unauthorized()));
+    if (control) {
       return finish(
         await serve(o, envelope, o.control, method, url.pathname.slice(CONTROL_PREFIX.length), url, request),
       );
     }
     const receivedAt = o.now();
-    const limit = o.limiter?.take() ?? { allowed: true, headers: {} };
+    const limit = (!refused && o.limiter?.take()) || { allowed: true, headers: {} };
     let response: Response;
     let route = "(unmatched)";
-    if (!limit.allowed) {
+    const path = url.pathname.startsWith(`${o.apiPrefix}/`) ? url.pathname.slice(o.apiPrefix.length) : undefined;
+    const found = path === undefined ? undefined : match(o.endpoints, method, path);
+    if (found?.endpoint) route = `${o.apiPrefix}${found.endpoint.route}`;
+    if (refused) {
+      response = envelope.answer(envelope.unauthorized());
+    } else if (!limit.allowed) {
       response = envelope.answer(envelope.rateLimited());
     } else {
       if (o.faults.latencyMs > 0) await o.sleep(o.faults.latencyMs);
-      const path = url.pathname.startsWith(`${o.apiPrefix}/`) ? url.pathname.slice(o.apiPrefix.length) : undefined;
-      const found = path === undefined ? undefined : match(o.endpoints, method, path);
-      if (found?.endpoint) route = `${o.apiPrefix}${found.endpoint.route}`;
       const fault = path === undefined ? undefined : o.faults.check(method, path);
       response = fault ? envelope.answer(fault) : await serve(o, envelope, o.endpoints, method, path, url, request);
     }
@@ -122,6 +129,7 @@ async function serve<W, E>(
     const call: Call<W> = {
       params: found.params,
       url,
+      request,
       world: o.world,
       body: readBody,
       bodyOf: async (schema) => {

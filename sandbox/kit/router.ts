@@ -10,6 +10,8 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export interface Call<W> {
   readonly params: Readonly<Record<string, string>>;
   readonly url: URL;
+  /** The request itself, for what a cloud reads from its headers (OpenStack's microversion). */
+  readonly request: Request;
   readonly world: W;
   /** The raw JSON body (`{}` when empty); a body that is not JSON throws the emulator's error for it. */
   readonly body: () => Promise<unknown>;

@@ -1,11 +1,10 @@
 /**
  * The emulator's control API under `/_emulator`, for tests and the sandbox: make, change and delete servers as an
  * operator would behind the manager's back, break a load balancer (`ERROR`, stuck `PENDING_UPDATE`), expire every
- * token, and inject faults. It needs no token.
+ * token. It needs no token; the faults and call counters are the kit's (sandbox/kit/control.ts).
  */
 import * as v from "valibot";
 import { OsError } from "./errors.ts";
-import { faultsSchema } from "./faults.ts";
 import { type Call, type Endpoint, json } from "./server.ts";
 import { createServer, deleteServer } from "./state.ts";
 
@@ -38,7 +37,7 @@ export const controlEndpoints: readonly Endpoint[] = [
   {
     service: "control",
     method: "POST",
-    route: "/_emulator/servers",
+    route: "/servers",
     anonymous: true,
     async handle(call) {
       const spec = await parsed(call, serverSpec);
@@ -52,7 +51,7 @@ export const controlEndpoints: readonly Endpoint[] = [
   {
     service: "control",
     method: "PUT",
-    route: "/_emulator/servers/:id",
+    route: "/servers/:id",
     anonymous: true,
     async handle(call) {
       const server = call.world.servers.get(call.params.id ?? "");
@@ -69,7 +68,7 @@ export const controlEndpoints: readonly Endpoint[] = [
   {
     service: "control",
     method: "DELETE",
-    route: "/_emulator/servers/:id",
+    route: "/servers/:id",
     anonymous: true,
     handle(call) {
       if (!deleteServer(call.world, call.params.id ?? "")) throw new OsError(404, `no server ${call.params.id}`);
@@ -79,7 +78,7 @@ export const controlEndpoints: readonly Endpoint[] = [
   {
     service: "control",
     method: "PUT",
-    route: "/_emulator/loadbalancers/:id",
+    route: "/loadbalancers/:id",
     anonymous: true,
     async handle(call) {
       const lb = call.world.octavia.loadBalancers.get(call.params.id ?? "");
@@ -96,28 +95,12 @@ export const controlEndpoints: readonly Endpoint[] = [
   {
     service: "control",
     method: "POST",
-    route: "/_emulator/tokens/expire",
+    route: "/tokens/expire",
     anonymous: true,
     handle(call) {
       const now = call.world.now();
       for (const token of call.world.tokens.values()) token.expiresAt = Math.min(token.expiresAt, now);
       return new Response(null, { status: 204 });
-    },
-  },
-  {
-    service: "control",
-    method: "GET",
-    route: "/_emulator/faults",
-    anonymous: true,
-    handle: (call) => json(call.emulator.faults.get()),
-  },
-  {
-    service: "control",
-    method: "PUT",
-    route: "/_emulator/faults",
-    anonymous: true,
-    async handle(call) {
-      return json(call.emulator.faults.set(await parsed(call, faultsSchema)));
     },
   },
 ];

@@ -1,10 +1,12 @@
 /**
- * Fault injection for the OpenStack emulator: latency before every API answer, a rate of 500 answers, and "answer
- * the next N calls under this path with this status" rules (a 503 from Nova, a 409, a 401 for a revoked token…).
- * Each answer is in the envelope of the service it hit. The random source is injected so a seed repeats a run.
+ * Fault injection for the OpenStack emulator, on the kit's rules (sandbox/kit/faults.ts): latency before every API
+ * answer, a rate of 500 answers, and "answer the next N calls under this path with this status" rules (a 503 from
+ * Nova, a 409, a 401 for a revoked token…). OpenStack has no error codes of its own, so a rule names an HTTP status;
+ * each answer is in the envelope of the service it hit.
  */
 import * as v from "valibot";
 import type { Random } from "../cloud/random.ts";
+import { FaultRules, faultEntries } from "../kit/faults.ts";
 import { OsError } from "./errors.ts";
 
 const failRule = v.strictObject({
@@ -16,49 +18,17 @@ const failRule = v.strictObject({
   count: v.pipe(v.number(), v.integer(), v.minValue(1)),
 });
 
-export const faultsSchema = v.strictObject({
-  latencyMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)), 0),
-  errorRate: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1)), 0),
-  failNext: v.optional(v.array(failRule), []),
-});
+export const faultsSchema = v.strictObject(faultEntries(failRule));
 
 export type FaultConfig = v.InferOutput<typeof faultsSchema>;
 
-export class Faults {
-  readonly #random: Random;
-  #config: FaultConfig = v.parse(faultsSchema, {});
-
+export class Faults extends FaultRules<FaultConfig, OsError> {
   constructor(random: Random) {
-    this.#random = random;
-  }
-
-  get(): FaultConfig {
-    return structuredClone(this.#config);
-  }
-
-  /** Replaces the whole configuration (already parsed by `faultsSchema`). */
-  set(config: FaultConfig): FaultConfig {
-    this.#config = structuredClone(config);
-    return this.get();
-  }
-
-  get latencyMs(): number {
-    return this.#config.latencyMs;
-  }
-
-  /** The error a call gets instead of its answer: the first matching rule, else the error rate; else undefined. */
-  check(method: string, path: string): OsError | undefined {
-    const rule = this.#config.failNext.find(
-      (r) => (r.method === undefined || r.method === method) && path.startsWith(r.pathPrefix),
-    );
-    if (rule) {
-      rule.count--;
-      if (rule.count === 0) this.#config.failNext = this.#config.failNext.filter((r) => r !== rule);
-      return new OsError(rule.status, `injected fault: ${rule.status}`);
-    }
-    if (this.#config.errorRate > 0 && this.#random() < this.#config.errorRate) {
-      return new OsError(500, "injected fault: the error rate");
-    }
-    return undefined;
+    super({
+      random,
+      schema: faultsSchema,
+      ruleError: (rule) => new OsError(rule.status, `injected fault: ${rule.status}`),
+      rateError: () => new OsError(500, "injected fault: the error rate"),
+    });
   }
 }

@@ -1,25 +1,33 @@
 /**
  * A local emulator of the OpenStack APIs a cloud controller manager uses for its nodes (docs/emulators.md): Keystone
  * v3 under `/identity/v3`, Nova v2.1 under `/compute/v2.1`, Neutron v2.0 under `/networking/v2.0`, Octavia v2 under
- * `/load-balancer/v2`, all on one
- * port on 127.0.0.1, as devstack lays them out; the token's catalog points at them. The control API is under
- * `/_emulator`. Written from the OpenStack API reference; the provider's real client talks to it over HTTP.
+ * `/load-balancer/v2`, all on one port on 127.0.0.1, as devstack lays them out; the token's catalog points at them.
+ * The control API is under `/_emulator`. Written from the OpenStack API reference; the provider's real client talks
+ * to it over HTTP.
  *
- * This file is the whole of the server's plumbing (serve, route, count, inject faults) so it can move onto the
- * shared emulator kit as one piece; the services' behaviour lives in keystone.ts, nova.ts, neutron.ts, floating-ips.ts and octavia.ts.
+ * It runs on the shared emulator kit (sandbox/kit/): its API has no common prefix, so every route is a full path,
+ * and each answer's envelope is that of the service its path is under (errors.ts). Keystone's token request is the
+ * one API call without a token; the control API needs none. The services' behaviour lives in keystone.ts, nova.ts,
+ * neutron.ts, floating-ips.ts and octavia.ts.
  */
 import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
 import { type Random, seededRandom } from "../cloud/random.ts";
+import { CONTROL_PREFIX, createApiHandler, type Envelope } from "../kit/api.ts";
+import { commonControlEndpoints } from "../kit/control.ts";
+import { type Endpoint as KitEndpoint, match } from "../kit/router.ts";
+import { serveEmulator } from "../kit/server.ts";
 import { controlEndpoints } from "./control.ts";
 import { envelope, OsError, type Service, unauthorized } from "./errors.ts";
-import { Faults } from "./faults.ts";
+import { Faults, faultsSchema } from "./faults.ts";
 import { floatingIPEndpoints } from "./floating-ips.ts";
 import { keystoneEndpoints } from "./keystone.ts";
 import { neutronEndpoints } from "./neutron.ts";
 import { novaEndpoints } from "./nova.ts";
 import { octaviaEndpoints } from "./octavia.ts";
 import { type Project, seedProject, type User, World } from "./state.ts";
+
+export { json } from "../kit/router.ts";
 
 export interface Call {
   readonly params: Readonly<Record<string, string>>;
@@ -35,7 +43,7 @@ export interface Call {
 export interface Endpoint {
   readonly service: Service | "control";
   readonly method: "GET" | "POST" | "PUT" | "DELETE";
-  /** The full path with `:name` segments: `/compute/v2.1/servers/:id`. */
+  /** The full path with `:name` segments: `/compute/v2.1/servers/:id`; a control route comes after `/_emulator`. */
   readonly route: string;
   /** Keystone's token request is the one API call without a token. */
   readonly anonymous?: boolean;
@@ -91,68 +99,64 @@ export function startOpenStackEmulator(options: OpenStackEmulatorOptions = {}): 
   });
   const faults = new Faults(random);
   const calls = new CallCounter();
-  const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
-  const endpoints = [
+  const api = [
     ...keystoneEndpoints,
     ...novaEndpoints,
     ...neutronEndpoints,
     ...floatingIPEndpoints,
     ...octaviaEndpoints,
-    ...controlEndpoints,
   ];
   // Assigned once the server's port is known; the handler reads it only when a request arrives.
   let emulator: OpenStackEmulator;
-  const server = Bun.serve({
-    hostname: options.hostname ?? "127.0.0.1",
-    port: options.port ?? 0,
-    fetch: (request) => handle(request),
-  });
-  const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
-  const base = `http://${host}:${server.port}`;
-
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const method = request.method.toUpperCase();
-    const found = match(endpoints, method, url.pathname);
-    const service = found.endpoint?.service ?? serviceOf(url.pathname);
-    let response: Response;
-    try {
-      if (!found.endpoint) {
-        throw found.allowed.length > 0
-          ? new OsError(405, `${method} is not allowed on ${url.pathname}; use ${found.allowed.join(", ")}`)
-          : new OsError(404, `no such resource: ${url.pathname}`);
-      }
-      const endpoint = found.endpoint;
-      if (endpoint.service !== "control") {
-        if (!endpoint.anonymous && !world.liveToken(request.headers.get("x-auth-token"))) throw unauthorized();
-        if (faults.latencyMs > 0) await sleep(faults.latencyMs);
-        const fault = faults.check(method, url.pathname);
-        if (fault) throw fault;
-      }
-      const call: Call = {
-        params: found.params,
-        url,
-        request,
+  const adapt = (e: Endpoint): KitEndpoint<World> => ({
+    method: e.method,
+    route: e.route,
+    handle: (call) =>
+      e.handle({
+        params: call.params,
+        url: call.url,
+        request: call.request,
         world,
-        base,
+        base: emulator.base,
         emulator,
-        body: () => readJson(request),
-      };
-      response = await endpoint.handle(call);
-    } catch (err) {
-      const e = err instanceof OsError ? err : new OsError(500, err instanceof Error ? err.message : String(err));
-      if (!(err instanceof OsError)) options.logger?.error(`openstack emulator: ${method} ${url.pathname}`, err);
-      response = Response.json(envelope(service === "control" ? "identity" : service, e), { status: e.status });
-    }
-    calls.record(method, found.endpoint?.route ?? "(unmatched)", response.status);
-    options.logger?.debug(`${method} ${url.pathname}${url.search} → ${response.status}`);
-    return response;
-  }
+        body: call.body,
+      }),
+  });
+  const endpoints = api.map(adapt);
+  const anonymous = new Set(endpoints.filter((_, i) => api[i]?.anonymous));
+  const served = serveEmulator({
+    port: options.port,
+    hostname: options.hostname,
+    fetch: createApiHandler<World, OsError>({
+      name: "openstack emulator",
+      apiPrefix: "",
+      world,
+      endpoints,
+      control: [
+        ...controlEndpoints.map(adapt),
+        ...(commonControlEndpoints({ faults, faultsSchema, calls }) as KitEndpoint<World>[]),
+      ],
+      envelope: (request) => serviceEnvelope(serviceOf(new URL(request.url).pathname)),
+      // A path no endpoint takes is answered 404 (or 405) with a token or without, as before the kit.
+      authenticated: (request) => {
+        const url = new URL(request.url);
+        if (url.pathname.startsWith(`${CONTROL_PREFIX}/`)) return true;
+        const found = match(endpoints, request.method.toUpperCase(), url.pathname).endpoint;
+        return !found || anonymous.has(found) || world.liveToken(request.headers.get("x-auth-token")) !== undefined;
+      },
+      countRefused: true,
+      faults,
+      calls,
+      now,
+      sleep: options.sleep ?? ((ms: number) => Bun.sleep(ms)),
+      logger: options.logger,
+    }),
+  });
 
   emulator = {
-    base,
-    authUrl: `${base}/identity/v3`,
-    controlUrl: `${base}/_emulator`,
+    base: served.base,
+    authUrl: `${served.base}/identity/v3`,
+    controlUrl: `${served.base}${CONTROL_PREFIX}`,
     region: options.region ?? "RegionOne",
     novaMaxMicroversion: options.novaMaxMicroversion ?? [2, 96],
     octavia: options.octavia ?? true,
@@ -161,56 +165,32 @@ export function startOpenStackEmulator(options: OpenStackEmulatorOptions = {}): 
     calls,
     user,
     project,
-    async stop() {
-      await server.stop(true);
-    },
+    stop: () => served.stop(),
   };
   return emulator;
+}
+
+/** The kit's refusals and what routes throw, in `service`'s envelope (the control API answers in Keystone's). */
+function serviceEnvelope(service: Service | "control"): Envelope<OsError> {
+  const shape = service === "control" ? "identity" : service;
+  return {
+    owns: (err): err is OsError => err instanceof OsError,
+    answer: (err) => Response.json(envelope(shape, err), { status: err.status }),
+    unauthorized,
+    noSuchPath: (path) => new OsError(404, `no such resource: ${path}`),
+    methodNotAllowed: (method, path, allowed) =>
+      new OsError(405, `${method} is not allowed on ${path}; use ${allowed.join(", ")}`),
+    rateLimited: () => new OsError(429, "Too many requests"),
+    notJson: () => new OsError(400, "Malformed request body: not JSON"),
+    invalid: (issues) => new OsError(400, issues.map((i) => i.message).join("; ")),
+    serverError: (message) => new OsError(500, message),
+  };
 }
 
 function serviceOf(path: string): Service | "control" {
   if (path.startsWith("/compute/")) return "compute";
   if (path.startsWith("/networking/")) return "network";
   if (path.startsWith("/load-balancer/")) return "load-balancer";
-  if (path.startsWith("/_emulator/")) return "control";
+  if (path.startsWith(`${CONTROL_PREFIX}/`)) return "control";
   return "identity";
-}
-
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new OsError(400, "Malformed request body: not JSON");
-  }
-}
-
-function match(
-  endpoints: readonly Endpoint[],
-  method: string,
-  path: string,
-): { endpoint?: Endpoint; params: Record<string, string>; allowed: string[] } {
-  const allowed: string[] = [];
-  const got = path.replace(/\/$/, "").split("/");
-  for (const endpoint of endpoints) {
-    const want = endpoint.route.split("/");
-    if (want.length !== got.length) continue;
-    const params: Record<string, string> = {};
-    const fits = want.every((segment, i) => {
-      const actual = got[i] ?? "";
-      if (!segment.startsWith(":")) return segment === actual;
-      params[segment.slice(1)] = decodeURIComponent(actual);
-      return actual !== "";
-    });
-    if (!fits) continue;
-    if (endpoint.method === method) return { endpoint, params, allowed };
-    allowed.push(endpoint.method);
-  }
-  return { params: {}, allowed };
-}
-
-/** A JSON answer with the given status and headers. */
-export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return Response.json(body, { status, headers });
 }
