@@ -2,11 +2,10 @@
  * A local emulator of the DigitalOcean API v2 (docs/emulators.md), the subset a cloud controller manager uses,
  * written from DigitalOcean's published API description: the real client code talks to it over HTTP on 127.0.0.1.
  */
-import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
-import { type Random, seededRandom } from "../cloud/random.ts";
+import { seededRandom } from "../cloud/random.ts";
 import { RateLimitBucket, type RateLimitConfig } from "../kit/rate-limit.ts";
-import { serveEmulator } from "../kit/server.ts";
+import { type EmulatorOptions, serveEmulator } from "../kit/server.ts";
 import { createDoHandler } from "./api.ts";
 import { Faults } from "./faults.ts";
 import { World } from "./state/world.ts";
@@ -14,24 +13,15 @@ import { World } from "./state/world.ts";
 /** DigitalOcean's documented budget: 5000 requests an hour. */
 export const digitalOceanRateLimit: RateLimitConfig = Object.freeze({ limit: 5000, perHour: 5000 });
 
-export interface DoEmulatorOptions {
+export interface DoEmulatorOptions extends EmulatorOptions {
   /** The API token: every call must carry `Authorization: Bearer <token>`. */
   readonly token: string;
-  /** 0 (the default) picks a free port. */
-  readonly port?: number;
-  readonly hostname?: string;
   /** Milliseconds since the epoch: drives `created_at`, load balancers' status and the rate limit. Default `Date.now`. */
   readonly now?: () => number;
-  /** For injected latency. Default `Bun.sleep`. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Seeds UUIDs and the error-rate draws; default 1. */
-  readonly seed?: number;
-  readonly random?: Random;
   /** How long a new load balancer stays `new` (ms); default 5000, 0 ⇒ active at once. */
   readonly lbActiveDelayMs?: number;
   /** Default DigitalOcean's: 5000 an hour. */
   readonly rateLimit?: RateLimitConfig;
-  readonly logger?: ConsolaInstance;
   /** What the metadata service's `/metadata/v1/region` answers, as on a Droplet there; default `nyc3`, `""` ⇒ 404. */
   readonly metadataRegion?: string;
 }

@@ -2,11 +2,10 @@
  * A local emulator of the Hetzner Cloud API (docs/emulators.md), written from the public API documentation
  * (/work/shared/reference/peers.md §4): the real client code talks to it over HTTP on 127.0.0.1.
  */
-import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
-import { type Random, seededRandom } from "../cloud/random.ts";
+import { seededRandom } from "../cloud/random.ts";
 import { RateLimitBucket, type RateLimitConfig } from "../kit/rate-limit.ts";
-import { serveEmulator } from "../kit/server.ts";
+import { type EmulatorOptions, serveEmulator } from "../kit/server.ts";
 import { createHcloudHandler } from "./api.ts";
 import { Faults } from "./faults.ts";
 import { World } from "./state/world.ts";
@@ -14,26 +13,17 @@ import { World } from "./state/world.ts";
 /** Hetzner's documented budget: a bucket of 3600, refilled at 3600 an hour (one a second). */
 export const hetznerRateLimit: RateLimitConfig = Object.freeze({ limit: 3600, perHour: 3600 });
 
-export interface HcloudEmulatorOptions {
+export interface HcloudEmulatorOptions extends EmulatorOptions {
   /** The project's API token: every call must carry `Authorization: Bearer <token>`. */
   readonly token: string;
-  /** 0 (the default) picks a free port. */
-  readonly port?: number;
-  readonly hostname?: string;
   /** Milliseconds since the epoch: drives actions, `created`, and the rate-limit bucket. Default `Date.now`. */
   readonly now?: () => number;
-  /** For injected latency. Default `Bun.sleep`. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Seeds MAC addresses and the error-rate draws; default 1. */
-  readonly seed?: number;
-  readonly random?: Random;
   /** How long an action runs (ms); default 1000, 0 ⇒ done at once. */
   readonly actionDurationMs?: number;
   /** Send the deprecated `datacenter` object on servers; default false, as the API does since 2026. */
   readonly legacyDatacenter?: boolean;
   /** Default Hetzner's: 3600, refilled at 3600 an hour. */
   readonly rateLimit?: RateLimitConfig;
-  readonly logger?: ConsolaInstance;
 }
 
 export interface HcloudEmulator {

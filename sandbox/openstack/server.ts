@@ -10,13 +10,12 @@
  * one API call without a token; the control API needs none. The services' behaviour lives in keystone.ts, nova.ts,
  * neutron.ts, floating-ips.ts and octavia.ts.
  */
-import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
-import { type Random, seededRandom } from "../cloud/random.ts";
+import { seededRandom } from "../cloud/random.ts";
 import { CONTROL_PREFIX, createApiHandler, type Envelope } from "../kit/api.ts";
 import { commonControlEndpoints } from "../kit/control.ts";
 import { type Endpoint as KitEndpoint, match } from "../kit/router.ts";
-import { serveEmulator } from "../kit/server.ts";
+import { type EmulatorOptions, serveEmulator } from "../kit/server.ts";
 import { controlEndpoints } from "./control.ts";
 import { envelope, OsError, type Service, unauthorized } from "./errors.ts";
 import { Faults, faultsSchema } from "./faults.ts";
@@ -50,23 +49,15 @@ export interface Endpoint {
   handle(call: Call): Response | Promise<Response>;
 }
 
-export interface OpenStackEmulatorOptions {
+export interface OpenStackEmulatorOptions extends EmulatorOptions {
   readonly username?: string;
   readonly password?: string;
   readonly project?: string;
   readonly region?: string;
-  /** 0 (the default) picks a free port. */
-  readonly port?: number;
-  readonly hostname?: string;
-  readonly now?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly seed?: number;
-  readonly random?: Random;
   /** Nova's highest microversion, `[2, 96]` by default; `[2, 46]` plays a cloud older than Pike. */
   readonly novaMaxMicroversion?: readonly [number, number];
   /** Whether the catalog lists Octavia (`load-balancer`); default true. `false` plays a cloud without it. */
   readonly octavia?: boolean;
-  readonly logger?: ConsolaInstance;
 }
 
 export interface OpenStackEmulator {

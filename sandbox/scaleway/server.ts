@@ -3,28 +3,18 @@
  * Metal servers, IPAM IPs and projects, written from Scaleway's published API description as the official SDK
  * restates it. The real client code talks to it over HTTP on 127.0.0.1.
  */
-import type { ConsolaInstance } from "consola";
 import { CallCounter } from "../cloud/calls.ts";
-import { type Random, seededRandom } from "../cloud/random.ts";
-import { serveEmulator } from "../kit/server.ts";
+import { seededRandom } from "../cloud/random.ts";
+import { type EmulatorOptions, serveEmulator } from "../kit/server.ts";
 import { createScalewayHandler } from "./api.ts";
 import { Faults } from "./faults.ts";
 import { World } from "./state/world.ts";
 
-export interface ScalewayEmulatorOptions {
+export interface ScalewayEmulatorOptions extends EmulatorOptions {
   /** The API key's secret: every call must carry `X-Auth-Token: <secret key>`. */
   readonly secretKey: string;
-  /** 0 (the default) picks a free port. */
-  readonly port?: number;
-  readonly hostname?: string;
   /** Milliseconds since the epoch: drives creation dates. Default `Date.now`. */
   readonly now?: () => number;
-  /** For injected latency. Default `Bun.sleep`. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Seeds UUIDs and the error-rate draws; default 1. */
-  readonly seed?: number;
-  readonly random?: Random;
-  readonly logger?: ConsolaInstance;
 }
 
 export interface ScalewayEmulator {
