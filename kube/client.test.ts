@@ -142,6 +142,21 @@ describe("writes", () => {
     expect(patched.metadata?.labels?.kind).toBe(type);
   });
 
+  test.each([
+    [false, "application/json"],
+    [true, "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"],
+  ])("a patch with metadataOnly %p asks for %s", async (metadataOnly, accept) => {
+    const patched = await client.patch(
+      Resources.nodes,
+      "n1",
+      "merge",
+      { metadata: { labels: { m: "1" } } },
+      { metadataOnly },
+    );
+    expect(server.requests.at(-1)!.headers.accept).toBe(accept);
+    expect(patched.metadata?.labels?.m).toBe("1");
+  });
+
   test("refuses a namespaced object without a namespace before sending", async () => {
     await expect(client.get(Resources.services, "web")).rejects.toThrow(TypeError);
     expect(server.requests).toHaveLength(0);

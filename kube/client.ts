@@ -6,6 +6,7 @@ import type {
   KubeClient,
   ListOptions,
   ListResult,
+  PatchOptions,
   PatchType,
   ResourceRef,
   WatchEvent,
@@ -21,6 +22,9 @@ import { type Pacing, tokenBucketPacer } from "./pacing.ts";
 import type { Transport } from "./transport.ts";
 import { watchStream } from "./watch.ts";
 import type { WriteFence } from "./write-fence.ts";
+
+/** The written object's metadata, or the whole object from a server that cannot convert (client-go's metadata client). */
+const METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 export interface KubeClientOptions {
   /**
@@ -182,12 +186,14 @@ export function createKubeClient(transport: Transport, opts: KubeClientOptions):
       name: string,
       type: PatchType,
       body: unknown,
-      o: WriteOptions = {},
+      o: PatchOptions = {},
     ) {
       const contentType = PATCH_CONTENT_TYPES[type];
       if (!contentType) throw new TypeError(`unknown patch type ${String(type)}`);
       const path = objectPath(ref, name, o.namespace, o.subresource);
-      return describe(ref, await call<T>({ method: "PATCH", path, body, contentType, signal: o.signal }));
+      const accept = o.metadataOnly ? METADATA_ONLY : undefined;
+      const answer = await call<T>({ method: "PATCH", path, body, contentType, accept, signal: o.signal });
+      return o.metadataOnly ? answer : describe(ref, answer);
     },
 
     async delete(ref: ResourceRef, name: string, o: WriteOptions & { uid?: string; resourceVersion?: string } = {}) {

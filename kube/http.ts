@@ -46,6 +46,8 @@ export interface HttpRequest {
   /** Sent as JSON unless already a string. */
   readonly body?: unknown;
   readonly contentType?: string;
+  /** The `Accept` header, `application/json` unless given. */
+  readonly accept?: string | undefined;
   readonly signal?: AbortSignal | undefined;
   /** A streaming response (watch): no client-side request timeout; the caller guards it. */
   readonly stream?: boolean;
@@ -122,7 +124,7 @@ export function createRequester(transport: Transport, opts: RequesterOptions): R
     const url = buildUrl(transport.server, req.path, req.query);
     const headers: Record<string, string> = {
       ...settings.headers,
-      Accept: "application/json",
+      Accept: req.accept ?? "application/json",
       "User-Agent": opts.userAgent,
     };
     let body: string | undefined;

@@ -76,7 +76,7 @@ export function startCloudAllocator(ctx: ControllerContext): StartResult {
       return SyncResult.rateLimited;
     }
     if (writeDecision(nodes.get(name), plan.cidrs) !== "write") return SyncResult.ok;
-    await client.patch(Resources.nodes, name, "strategic", podCIDRPatch(plan.cidrs), { signal });
+    await client.patch(Resources.nodes, name, "strategic", podCIDRPatch(plan.cidrs), { signal, metadataOnly: true });
     logger.info(`set node ${name} pod CIDRs to ${plan.cidrs.join(",")} (from the cloud)`);
     return SyncResult.ok;
   };

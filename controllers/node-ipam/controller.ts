@@ -107,7 +107,7 @@ function createAllocator(ctx: ControllerContext, sets: readonly CidrSet[], nodes
     let lastError: unknown;
     for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
       try {
-        await client.patch(Resources.nodes, name, "strategic", podCIDRPatch(cidrs), { signal });
+        await client.patch(Resources.nodes, name, "strategic", podCIDRPatch(cidrs), { signal, metadataOnly: true });
         written.set(name, cidrs);
         logger.info(`set node ${name} pod CIDRs to ${cidrs.join(",")}`);
         return SyncResult.ok;

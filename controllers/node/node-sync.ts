@@ -138,7 +138,13 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
   // A JSON merge patch replaces lists whole, which is what upstream's "replace" strategic patch achieves when
   // the addresses changed; sending the full list also suits a node that had none.
   const patchAddresses = (name: string, addresses: NodeAddress[]) =>
-    client.patch<Node>(Resources.nodes, name, "merge", { status: { addresses } }, { subresource: "status", signal });
+    client.patch(
+      Resources.nodes,
+      name,
+      "merge",
+      { status: { addresses } },
+      { subresource: "status", signal, metadataOnly: true },
+    );
 
   /**
    * Apply `modifiers` to the node and patch what they changed, retrying conflicts (20 × 50ms, jitter 1). The first
@@ -159,7 +165,11 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
         if (!next.changed) return { node: current, wrote: false };
         const changes = mergePatchOf(current, next.node) ?? {};
         const patch = { ...changes, metadata: { ...(changes.metadata as object), resourceVersion: rv(current) } };
-        return { node: await client.patch<Node>(Resources.nodes, name, "merge", patch, { signal }), wrote: true };
+        // The patch carries the cached resourceVersion, so the server's Node is the cached one with these changes:
+        // of its answer only the metadata (the new resourceVersion) is new, and only that is asked for.
+        const answer = await client.patch(Resources.nodes, name, "merge", patch, { signal, metadataOnly: true });
+        const node: Node = { ...next.node, ...(answer.metadata && { metadata: answer.metadata }) };
+        return { node, wrote: true };
       },
       { attempts: 20, baseMs: 50, jitter: 1, sleep: clock.sleep, signal },
     );
@@ -217,7 +227,7 @@ export function createNodeSyncer(deps: NodeSyncDeps): NodeSyncer {
     const name = nameOf(node);
     try {
       await retryOnConflict(
-        () => client.patch<Node>(Resources.nodes, name, "merge", { metadata: { labels } }, { signal }),
+        () => client.patch(Resources.nodes, name, "merge", { metadata: { labels } }, { signal, metadataOnly: true }),
         { sleep: clock.sleep, signal },
       );
     } catch (err) {

@@ -99,7 +99,12 @@ function syncDeps(
       const name = node.metadata?.name ?? "";
       const patch = networkConditionPatch(condition);
       await retryOnConflict(
-        () => client.patch(Resources.nodes, name, "strategic", patch, { subresource: "status", signal }),
+        () =>
+          client.patch(Resources.nodes, name, "strategic", patch, {
+            subresource: "status",
+            signal,
+            metadataOnly: true,
+          }),
         { attempts: 5, baseMs: 100, sleep: clock.sleep, signal },
       );
     },

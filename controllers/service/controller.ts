@@ -141,6 +141,7 @@ function syncDeps(
         ...(namespace ? { namespace } : {}),
         subresource: "status",
         signal: ctx.signal,
+        metadataOnly: true,
       });
     },
     recordEvent: (svc, e) => recorder.event(objectReference(Resources.services, svc), e.type, e.reason, e.message),
