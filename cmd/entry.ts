@@ -5,6 +5,7 @@
 
 import { STARTERS } from "../controllers/starters.ts";
 import { redactUrlCredentials } from "../net/url-credentials.ts";
+import { startMemoryGovernor } from "../platform/memory-governor.ts";
 import { globalRegistry } from "../providers/registry.ts";
 import { runCli, type Subcommand } from "./command.ts";
 import { createRunManager } from "./manager.ts";
@@ -32,6 +33,9 @@ export async function main(input: EntryInput): Promise<never> {
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
+  // A storm's garbage is collected as the resident set grows, not only when the engine's own heap says so
+  // (platform/memory-governor.ts): the peak a memory limit meets stays near the live data.
+  const governor = startMemoryGovernor({ sample: () => process.memoryUsage.rss(), collect: () => Bun.gc(true) });
   const orphaned = watchNpmParent(process.env, () => stop.abort(new Error("npm, which started it, has exited")));
   let code: number;
   try {
@@ -51,6 +55,7 @@ export async function main(input: EntryInput): Promise<never> {
     code = 1;
   }
   clearInterval(orphaned);
+  governor.stop();
   process.exit(code);
 }
 

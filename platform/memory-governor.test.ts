@@ -1,0 +1,76 @@
+import { describe, expect, test } from "bun:test";
+import { startMemoryGovernor, stepFor } from "./memory-governor.ts";
+
+const MIB = 1024 * 1024;
+
+/** A governor on scripted readings; collecting drops the reading to `afterCollect`. */
+function scripted(readings: number[], afterCollect: number) {
+  let current = readings[0] ?? 0;
+  let next = 1;
+  const collected: number[] = [];
+  const governor = startMemoryGovernor({
+    sample: () => current,
+    collect: () => {
+      collected.push(current);
+      current = afterCollect;
+    },
+    minStepBytes: 16 * MIB,
+    ratio: 0.25,
+    setInterval: () => ({}),
+    clearInterval: () => {},
+  });
+  const step = () => {
+    current = readings[next++] ?? current;
+    return governor.tick();
+  };
+  return { governor, collected, step };
+}
+
+describe("memory governor", () => {
+  test.each([
+    ["a small baseline steps by the minimum", 20 * MIB, 16 * MIB],
+    ["a large baseline steps by its share", 200 * MIB, 50 * MIB],
+  ])("%s", (_, baseline, want) => {
+    expect(stepFor(baseline, 16 * MIB, 0.25)).toBe(want);
+  });
+
+  test("collects once the resident set grows past the step, then measures from the new baseline", () => {
+    const { governor, collected, step } = scripted(
+      [60 * MIB, 70 * MIB, 77 * MIB, 80 * MIB, 90 * MIB, 97 * MIB],
+      65 * MIB,
+    );
+    expect(step()).toBe(false); // 70: 10 MiB over 60
+    expect(step()).toBe(true); // 77: 17 MiB over 60
+    expect(collected).toEqual([77 * MIB]);
+    expect(step()).toBe(false); // 80: 15 over the new 65
+    expect(step()).toBe(true); // 90: 25 over 65
+    expect(governor.collections).toBe(2);
+  });
+
+  test("does nothing at rest", () => {
+    const { governor, step } = scripted([60 * MIB, 61 * MIB, 60 * MIB, 62 * MIB, 61 * MIB], 60 * MIB);
+    for (let i = 0; i < 4; i++) expect(step()).toBe(false);
+    expect(governor.collections).toBe(0);
+  });
+
+  test("lowers the baseline when memory is returned, so growth is measured from there", () => {
+    const { collected, step } = scripted([100 * MIB, 70 * MIB, 80 * MIB, 89 * MIB], 70 * MIB);
+    expect(step()).toBe(false); // fell to 70: the baseline follows
+    expect(step()).toBe(false); // 80: 10 over 70
+    expect(step()).toBe(true); // 89: 19 over 70 (the step is 17.5), though below the first reading
+    expect(collected).toEqual([89 * MIB]);
+  });
+
+  test("stop clears its timer", () => {
+    const cleared: unknown[] = [];
+    const handle = { unref: () => {} };
+    const governor = startMemoryGovernor({
+      sample: () => 0,
+      collect: () => {},
+      setInterval: () => handle,
+      clearInterval: (h) => cleared.push(h),
+    });
+    governor.stop();
+    expect(cleared).toEqual([handle]);
+  });
+});
