@@ -3,6 +3,7 @@
  * allocatable, five conditions with messages, node info, daemon endpoints, attached volumes. For the trim tests,
  * the informer-cache bench (scripts/bench/informer-trim.ts) and the end-to-end check that nothing is lost on write.
  */
+import { type KubeClient, Resources } from "../client-types.ts";
 import type { Node } from "../objects.ts";
 
 const IMAGES = [
@@ -195,4 +196,20 @@ export function kubeletNode(name: string, index = 0): Node {
       volumesAttached: [{ name: `kubernetes.io/csi/csi.hetzner.cloud^${20_000_000 + index}`, devicePath: "" }],
     },
   } as Node;
+}
+
+/** `kubeletNode` as a kubelet sends it to be created: without what the server sets (uid, resourceVersion, …). */
+export function kubeletRegistration(name: string, index = 0): Node {
+  const node = kubeletNode(name, index);
+  const { uid: _u, resourceVersion: _r, creationTimestamp: _c, managedFields: _m, ...metadata } = node.metadata ?? {};
+  return { ...node, metadata };
+}
+
+/** Creates a kubelet-shaped Node for each name (the i-th with index i), 50 at a time, as kubelets joining at once. */
+export async function registerKubeletNodes(client: KubeClient, names: readonly string[]): Promise<void> {
+  for (let i = 0; i < names.length; i += 50) {
+    await Promise.all(
+      names.slice(i, i + 50).map((name, j) => client.create(Resources.nodes, kubeletRegistration(name, i + j))),
+    );
+  }
 }

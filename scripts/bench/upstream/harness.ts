@@ -13,8 +13,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createKubeClient } from "../../../kube/client.ts";
 import { type KubeClient, Resources } from "../../../kube/client-types.ts";
-import type { Node } from "../../../kube/objects.ts";
-import { kubeletNode } from "../../../kube/testdata/kubelet-node.ts";
+import { registerKubeletNodes } from "../../../kube/testdata/kubelet-node.ts";
 import { loadTransport } from "../../../kube/transport.ts";
 import { createMachines } from "../../../sandbox/cloud/fixtures.ts";
 import { startSimulatedCloud } from "../../../sandbox/cloud/server.ts";
@@ -185,24 +184,9 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
    * the server sets itself (uid, resourceVersion, creationTimestamp, managedFields) is left to it.
    */
   async function registerNodes(n: number): Promise<string[]> {
-    const todo = machines.slice(0, n);
-    const registration = (name: string, i: number): Node => {
-      const node = kubeletNode(name, i);
-      const {
-        uid: _u,
-        resourceVersion: _r,
-        creationTimestamp: _c,
-        managedFields: _m,
-        ...metadata
-      } = node.metadata ?? {};
-      return { ...node, metadata };
-    };
-    for (let i = 0; i < todo.length; i += 50) {
-      await Promise.all(
-        todo.slice(i, i + 50).map((m, j) => client.create(Resources.nodes, registration(m.name, i + j))),
-      );
-    }
-    return todo.map((m) => m.name);
+    const names = machines.slice(0, n).map((m) => m.name);
+    await registerKubeletNodes(client, names);
+    return names;
   }
 
   async function droppedEvents(url: string): Promise<Record<string, number>> {
