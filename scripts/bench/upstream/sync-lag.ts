@@ -20,6 +20,8 @@ export interface SyncLag {
 }
 
 export interface SyncLagWatch {
+  /** Nodes seen without the uninitialized taint so far, and when the last of them was (this process's clock). */
+  initialised(): { readonly count: number; readonly lastAt: number | undefined };
   /** Waits until every initialised Node's event was seen or `timeoutMs` passed, then stops watching. */
   finish(expected: number, timeoutMs: number): Promise<SyncLag>;
 }
@@ -64,7 +66,10 @@ export async function watchSyncLag(client: KubeClient): Promise<SyncLagWatch> {
   const watching = Promise.all([
     follow<Node>(Resources.nodes, nodes.resourceVersion, undefined, (n, at) => {
       const name = n.metadata?.name ?? "";
-      if (!tainted(n) && !initialisedAt.has(name)) initialisedAt.set(name, at);
+      if (!tainted(n) && !initialisedAt.has(name)) {
+        initialisedAt.set(name, at);
+        lastAt = at;
+      }
     }),
     follow<Event>(Resources.events, events.resourceVersion, fieldSelector, (e, at) => {
       const name = e.involvedObject?.name ?? "";
@@ -73,7 +78,9 @@ export async function watchSyncLag(client: KubeClient): Promise<SyncLagWatch> {
   ]);
   watching.catch(() => {}); // surfaced by finish()
 
+  let lastAt: number | undefined;
   return {
+    initialised: () => ({ count: initialisedAt.size, lastAt }),
     async finish(expected, timeoutMs) {
       const deadline = performance.now() + timeoutMs;
       const complete = () => initialisedAt.size >= expected && [...initialisedAt.keys()].every((k) => syncedAt.has(k));
