@@ -20,6 +20,9 @@ export interface EntryInput {
   readonly subcommands?: Readonly<Record<string, Subcommand>>;
 }
 
+/** How long after start the JIT's thresholds go back to normal. */
+export const JIT_NORMAL_AFTER_MS = 60_000;
+
 export async function main(input: EntryInput): Promise<never> {
   const stop = new AbortController();
   let signals = 0;
@@ -36,6 +39,10 @@ export async function main(input: EntryInput): Promise<never> {
   // A storm's garbage is collected as the resident set grows, not only when the engine's own heap says so
   // (platform/memory-governor.ts): the peak a memory limit meets stays near the live data.
   const governor = startMemoryGovernor({ sample: () => process.memoryUsage.rss(), collect: () => Bun.gc(true) });
+  // The executable starts with the JIT reluctant (scripts/build.ts `JIT_POLICY`): a start-up wave waits on the API
+  // server and the cloud, and the compilers' pages would only add to its peak. A minute on, the periodic work that
+  // runs all the time is worth compiling again.
+  setTimeout(() => Bun.unsafe.setJITPolicy(1), JIT_NORMAL_AFTER_MS).unref();
   const orphaned = watchNpmParent(process.env, () => stop.abort(new Error("npm, which started it, has exited")));
   let code: number;
   try {

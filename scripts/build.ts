@@ -26,6 +26,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { $, type BunPlugin } from "bun";
+import { BYTECODE_ORDER } from "./bytecode-order.ts";
 import { helmBinary, noHelm } from "./lib/helm.ts";
 import { sbomFor } from "./sbom.ts";
 
@@ -146,6 +147,16 @@ const promClientCore: BunPlugin = {
   },
 };
 
+/**
+ * JavaScriptCore's tier-up thresholds at start-up, multiplied (`compile.jitPolicy`); the executable sets them back to
+ * normal a minute after it started (cmd/entry.ts). A start-up wave — relisting the cluster, initialising the Nodes
+ * that joined while no manager ran — is bound by the API server and the cloud, not by our code: in the side-by-side
+ * bench 1000 joins took the same time with the JIT all but off, while the JIT's compilers (file-backed pages of the
+ * runtime) and their code (anonymous pages) added 3-6 MiB at idle and about 15 MiB to the peak (docs/performance.md).
+ * Left so, the periodic work over 5000 Nodes would cost more CPU at rest, interpreted.
+ */
+const JIT_POLICY = 1000;
+
 async function compile(entry: string, outfile: string, target: Target): Promise<void> {
   const executablePath = await runtimeFor(target);
   const result = await Bun.build({
@@ -155,6 +166,9 @@ async function compile(entry: string, outfile: string, target: Target): Promise<
       outfile,
       autoloadDotenv: false,
       autoloadBunfig: false,
+      jitPolicy: JIT_POLICY,
+      // The functions a run of the manager used first in the file (scripts/bytecode-order.ts).
+      ...(existsSync(BYTECODE_ORDER) ? { bytecodeOrder: BYTECODE_ORDER } : {}),
       ...(executablePath ? { executablePath } : {}),
     },
     bytecode: true,

@@ -138,7 +138,10 @@ export async function startHarness(options: AgainstUpstreamOptions): Promise<Har
             ...common,
             ...extra,
           ];
-    const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+    // Ours records which functions it ran when asked (scripts/bytecode-order.ts); nothing else of the bench's env.
+    const order = side === "ours" ? process.env.BUN_BYTECODE_ORDER_OUT : undefined;
+    const env = { PATH: "/usr/bin:/bin", ...(order && { BUN_BYTECODE_ORDER_OUT: order }) };
+    const proc = Bun.spawn(cmd, { stdin: "ignore", stdout: "pipe", stderr: "pipe", env });
     const output = collectOutput(proc).text;
     return {
       proc,
