@@ -21,19 +21,8 @@ import { Resources } from "../kube/client-types.ts";
 import type { Service } from "../kube/objects.ts";
 import { loadTransport } from "../kube/transport.ts";
 import { createMetricsRegistry } from "../platform/metrics.ts";
-import { startApiServer } from "../sandbox/apiserver/server.ts";
-import { createMachines } from "../sandbox/cloud/fixtures.ts";
-import { startSimulatedCloud } from "../sandbox/cloud/server.ts";
-import {
-  commandLine,
-  HCLOUD_MAX_NODES,
-  type RealCloud,
-  type SandboxCloud,
-  sandboxClouds,
-  startRealCloud,
-} from "../sandbox/clouds.ts";
-import { SANDBOX_CLUSTER_CIDR, startKubelets } from "../sandbox/kubelets.ts";
-import { watchProgress } from "../sandbox/progress.ts";
+import type { RealCloud } from "../sandbox/clouds.ts";
+import { HCLOUD_MAX_NODES, SANDBOX_CLUSTER_CIDR, type SandboxCloud, sandboxClouds } from "../sandbox/names.ts";
 import { parseArgv } from "./argv.ts";
 import type { Subcommand } from "./command.ts";
 import { createRootLogger } from "./logger.ts";
@@ -99,6 +88,15 @@ export const sandboxCommand: Subcommand = (env) =>
         );
         return 1;
       }
+      const {
+        commandLine,
+        createMachines,
+        startApiServer,
+        startKubelets,
+        startRealCloud,
+        startSimulatedCloud,
+        watchProgress,
+      } = await import("./sandbox-parts.ts");
       const logger = createRootLogger({ verbosity: Number(args.v) || 0, format: "text" });
       const stop = new AbortController();
       const signal = AbortSignal.any([env.signal, stop.signal]);

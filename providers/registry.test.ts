@@ -17,6 +17,36 @@ describe("ProviderRegistry", () => {
     expect(() => r.register("acme", () => provider("acme"))).toThrow('Cloud provider "acme" was registered twice');
   });
 
+  test("a lazily registered provider is known by name and loaded, once, when first built", async () => {
+    const r = new ProviderRegistry();
+    let loads = 0;
+    r.registerLazily("acme", async () => {
+      loads++;
+      r.register("acme", () => provider("acme"));
+    });
+    expect(r.names()).toEqual(["acme"]);
+    expect(loads).toBe(0);
+    expect((await r.init("acme", undefined)).providerName).toBe("acme");
+    expect((await r.factory("acme")?.({ config: undefined, configSource: undefined, env: {} }))?.providerName).toBe(
+      "acme",
+    );
+    expect(loads).toBe(1);
+  });
+
+  test("a lazily registered provider whose module registers nothing fails naming it", async () => {
+    const r = new ProviderRegistry();
+    r.registerLazily("acme", async () => {});
+    await expect(r.init("acme", undefined)).rejects.toThrow('loading cloud provider "acme" registered nothing');
+  });
+
+  test("a name registered lazily twice, or lazily after a provider, throws", () => {
+    const r = new ProviderRegistry();
+    r.registerLazily("acme", async () => {});
+    expect(() => r.registerLazily("acme", async () => {})).toThrow("registered twice");
+    r.register("zeta", () => provider("zeta"));
+    expect(() => r.registerLazily("zeta", async () => {})).toThrow("registered twice");
+  });
+
   test.each(["", "Acme", "acme_cloud", "-acme", "acme-"])("rejects the invalid name %p", (name) => {
     expect(() => new ProviderRegistry().register(name, () => provider(name))).toThrow("is invalid");
   });

@@ -13,14 +13,39 @@ import type { CloudProvider, ProviderFactory } from "./cloud.ts";
 
 export class ProviderRegistry {
   readonly #factories = new Map<string, ProviderFactory>();
+  /** Factories standing in for a provider whose module is not loaded yet (`registerLazily`). */
+  readonly #placeholders = new Set<ProviderFactory>();
 
-  /** Register a provider. A second registration of the same name is a programming error and throws. */
+  /**
+   * Register a provider. A second registration of the same name is a programming error and throws, except over a
+   * `registerLazily` placeholder: that is the provider's module registering itself as it is loaded.
+   */
   register(name: string, factory: ProviderFactory): void {
-    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name)) {
-      throw new Error(`cloud provider name "${name}" is invalid: use lower-case letters, digits and inner dashes`);
-    }
-    if (this.#factories.has(name)) throw new Error(`Cloud provider "${name}" was registered twice`);
+    checkName(name);
+    const current = this.#factories.get(name);
+    if (current && !this.#placeholders.has(current)) throw new Error(`Cloud provider "${name}" was registered twice`);
     this.#factories.set(name, factory);
+  }
+
+  /**
+   * Know a provider by name now and load its module (which registers it) only when it is built: the all-in-one
+   * executable knows every provider, and evaluating the modules of the ones not chosen only cost memory.
+   */
+  registerLazily(name: string, load: () => Promise<unknown>): void {
+    checkName(name);
+    if (this.#factories.has(name)) throw new Error(`Cloud provider "${name}" was registered twice`);
+    let loaded: Promise<ProviderFactory> | undefined;
+    const placeholder: ProviderFactory = async (input) => {
+      loaded ??= load().then(() => {
+        const real = this.#factories.get(name);
+        if (!real || real === placeholder)
+          throw new Error(`loading cloud provider "${name}" registered nothing by that name`);
+        return real;
+      });
+      return (await loaded)(input);
+    };
+    this.#placeholders.add(placeholder);
+    this.#factories.set(name, placeholder);
   }
 
   has(name: string): boolean {
@@ -95,6 +120,12 @@ export class UnknownProviderError extends Error {
     const list = known.length > 0 ? known.join(", ") : "none";
     super(`unknown cloud provider "${requested}"; this executable knows: ${list}`);
     this.known = known;
+  }
+}
+
+function checkName(name: string): void {
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name)) {
+    throw new Error(`cloud provider name "${name}" is invalid: use lower-case letters, digits and inner dashes`);
   }
 }
 

@@ -8,15 +8,12 @@ import { join } from "node:path";
 import type { ConsolaInstance } from "consola";
 import { startDigitalOceanSandboxAccount } from "./digitalocean/sandbox-project.ts";
 import { startHcloudSandboxProject } from "./hcloud/sandbox-project.ts";
-import { SANDBOX_CLUSTER_CIDR } from "./kubelets.ts";
+import { SANDBOX_CLUSTER_CIDR, type SandboxCloud } from "./names.ts";
 import { startOpenStackSandboxProject } from "./openstack/sandbox-project.ts";
 import { startScalewaySandboxProject } from "./scaleway/sandbox-project.ts";
 
-export const sandboxClouds = ["sandbox", "hcloud", "digitalocean", "scaleway", "openstack"] as const;
-export type SandboxCloud = (typeof sandboxClouds)[number];
+export { HCLOUD_MAX_NODES, type SandboxCloud, sandboxClouds } from "./names.ts";
 
-/** hcloud's servers get one private IP each from the project's subnet; the emulator is not meant for more. */
-export const HCLOUD_MAX_NODES = 1000;
 /** Hetzner's private networks route IPv4 only. */
 const HCLOUD_CLUSTER_CIDR = SANDBOX_CLUSTER_CIDR.split(",")[0] ?? "";
 

@@ -199,8 +199,7 @@ export function registrationOf(
   };
 }
 
-/** The sandbox's cluster CIDRs, IPv4 and IPv6: room for 32768 nodes of one /24 (and one /64) each. */
-export const SANDBOX_CLUSTER_CIDR = "10.128.0.0/9,fd00:10:128::/48";
+export { SANDBOX_CLUSTER_CIDR } from "./names.ts";
 
 const IPV6_PODS = parseCIDR("fd00:10:128::/48");
 

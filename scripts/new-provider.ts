@@ -65,12 +65,12 @@ export function render(text: string, n: ProviderNames): string {
     .replaceAll("__name__", n.name);
 }
 
-/** providers/all.ts with an import of the new provider, the import lines kept sorted. */
+/** providers/all.ts with the new provider's line (`lazily("acme", () => import(…))`), the lines kept sorted. */
 export function withImport(allTs: string, name: string): string {
   const lines = allTs.split("\n");
-  const isImport = (l: string) => /^import "\.\/[a-z0-9-]+\/index\.ts";$/.test(l);
+  const isImport = (l: string) => /^lazily\("[a-z0-9-]+", \(\) => import\("\.\/[a-z0-9-]+\/index\.ts"\)\);$/.test(l);
   const first = lines.findIndex(isImport);
-  const line = `import "./${name}/index.ts";`;
+  const line = `lazily("${name}", () => import("./${name}/index.ts"));`;
   if (first === -1) return `${allTs.replace(/\n*$/, "\n")}${line}\n`;
   let end = first;
   while (end < lines.length && isImport(lines[end]!)) end++;

@@ -60,7 +60,8 @@ async function run(cmd: string[]): Promise<Ran> {
 
 const bun = process.execPath;
 const bin = (tool: string) => join(ROOT, "node_modules", ".bin", tool);
-const imports = (allTs: string) => [...allTs.matchAll(/import "\.\/([a-z0-9-]+)\/index\.ts";/g)].map((m) => m[1]);
+const imports = (allTs: string) =>
+  [...allTs.matchAll(/^lazily\("([a-z0-9-]+)", \(\) => import\("\.\/\1\/index\.ts"\)\);$/gm)].map((m) => m[1]);
 
 beforeAll(async () => {
   temp = await mkdtemp(join(tmpdir(), "ccm-new-provider-"));
