@@ -12,8 +12,6 @@ import { SANDBOX_CLUSTER_CIDR, type SandboxCloud } from "./names.ts";
 import { startOpenStackSandboxProject } from "./openstack/sandbox-project.ts";
 import { startScalewaySandboxProject } from "./scaleway/sandbox-project.ts";
 
-export { HCLOUD_MAX_NODES, type SandboxCloud, sandboxClouds } from "./names.ts";
-
 /** Hetzner's private networks route IPv4 only. */
 const HCLOUD_CLUSTER_CIDR = SANDBOX_CLUSTER_CIDR.split(",")[0] ?? "";
 

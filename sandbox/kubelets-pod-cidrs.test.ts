@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { cidrContains, parseCIDR } from "../net/cidr.ts";
-import { podCIDRsOf, registrationOf, SANDBOX_CLUSTER_CIDR } from "./kubelets.ts";
+import { podCIDRsOf, registrationOf } from "./kubelets.ts";
+import { SANDBOX_CLUSTER_CIDR } from "./names.ts";
 
 const v4 = [{ type: "InternalIP" as const, address: "10.0.0.1" }];
 const dual = [...v4, { type: "InternalIP" as const, address: "fd00::1" }];

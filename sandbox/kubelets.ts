@@ -199,8 +199,6 @@ export function registrationOf(
   };
 }
 
-export { SANDBOX_CLUSTER_CIDR } from "./names.ts";
-
 const IPV6_PODS = parseCIDR("fd00:10:128::/48");
 
 /** The `i`-th node's pod CIDRs: its IPv4 /24, then its IPv6 /64 when the machine has an IPv6 address. */

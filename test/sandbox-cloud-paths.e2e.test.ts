@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Resources } from "../kube/client-types.ts";
 import type { Node } from "../kube/objects.ts";
 import { Labels, Taints } from "../kube/well-known.ts";
-import { SANDBOX_CLUSTER_CIDR } from "../sandbox/kubelets.ts";
+import { SANDBOX_CLUSTER_CIDR } from "../sandbox/names.ts";
 import { poll, type RunningProcess } from "./support/processes.ts";
 import { type Sandbox, startSandbox } from "./support/sandbox.ts";
 
