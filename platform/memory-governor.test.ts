@@ -16,8 +16,9 @@ function scripted(readings: number[], afterCollect: number) {
     },
     minStepBytes: 16 * MIB,
     ratio: 0.25,
-    setInterval: () => ({}),
-    clearInterval: () => {},
+    restEveryMs: 2000,
+    setTimeout: () => ({}),
+    clearTimeout: () => {},
   });
   const step = () => {
     current = readings[next++] ?? current;
@@ -68,14 +69,39 @@ describe("memory governor", () => {
     expect(collected).toEqual([105 * MIB]);
   });
 
+  test("backs off while the resident set holds still, and reads fast again when it grows", () => {
+    const { governor, step } = scripted([60 * MIB, 60 * MIB, 60 * MIB, 60 * MIB, 60 * MIB, 63 * MIB], 60 * MIB);
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      step();
+      delays.push(governor.nextDelayMs);
+    }
+    expect(delays).toEqual([500, 1000, 2000, 2000, 250]);
+  });
+
+  test("once a new high has settled it collects once, and not again at rest", () => {
+    // 70 is a new high, 10 MiB over the baseline: under the step, so no collection while it grows.
+    const { collected, step } = scripted([60 * MIB, 70 * MIB, 70 * MIB, 70 * MIB, 70 * MIB, 70 * MIB], 62 * MIB);
+    const got = [step(), step(), step(), step(), step()];
+    expect(got).toEqual([false, false, false, true, false]); // 250 → 500 → 1000 → 2000: settled
+    expect(collected).toEqual([70 * MIB]);
+  });
+
+  test("after settling, rising and falling under the high settles nothing", () => {
+    const readings = [60, 70, 70, 70, 70, 65, 65, 65, 65, 68, 68, 68, 68].map((m) => m * MIB);
+    const { governor, step } = scripted(readings, 50 * MIB);
+    for (let i = 1; i < readings.length; i++) step();
+    expect(governor.collections).toBe(1); // 70 settled; 65 and 68 are under it
+  });
+
   test("stop clears its timer", () => {
     const cleared: unknown[] = [];
     const handle = { unref: () => {} };
     const governor = startMemoryGovernor({
       sample: () => 0,
       collect: () => {},
-      setInterval: () => handle,
-      clearInterval: (h) => cleared.push(h),
+      setTimeout: () => handle,
+      clearTimeout: (h) => cleared.push(h),
     });
     governor.stop();
     expect(cleared).toEqual([handle]);
