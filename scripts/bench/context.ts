@@ -17,6 +17,8 @@ export interface BenchContext {
   readonly startupRuns: number;
   /** Length of the steady-state window, in seconds. */
   readonly steadySeconds: number;
+  /** `--footprint-nodes`: the footprint's Node count instead of its scale's (Services: two fifths of it). */
+  readonly footprintNodes?: number | undefined;
 }
 
 export interface Benchmark {

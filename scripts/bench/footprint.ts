@@ -26,6 +26,13 @@ export const FOOTPRINT_SIZES: Record<Scale, { nodes: number; services: number }>
 };
 const QUIET_MS = 2000;
 
+/** The size a scale runs at, or `--footprint-nodes` with the full size's share of Services. */
+export function footprintSize(scale: Scale, nodes: number | undefined): { nodes: number; services: number } {
+  if (nodes === undefined) return FOOTPRINT_SIZES[scale];
+  const { full } = FOOTPRINT_SIZES;
+  return { nodes, services: Math.round((nodes * full.services) / full.nodes) };
+}
+
 /** Fills the cluster and lets a helper run of the executable converge it; returns the seconds that took. */
 async function populate(ctx: BenchContext, cluster: BenchCluster, size: { nodes: number; services: number }) {
   registerInitialised(cluster, machines(cluster, size.nodes), true);
@@ -87,7 +94,7 @@ export const footprintBenchmark: Benchmark = {
     const details: Record<string, unknown> = {};
     const sizes: BenchResult["sizes"] = {};
     for (const scale of ctx.scales) {
-      const size = FOOTPRINT_SIZES[scale];
+      const size = footprintSize(scale, ctx.footprintNodes);
       sizes[scale] = `${size.nodes} nodes, ${size.services} LoadBalancer Services`;
       const d: Record<string, unknown> = {};
       details[scale] = d;

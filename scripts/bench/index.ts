@@ -9,6 +9,7 @@
  *   bun run bench --size=tenth            one size (tenth | full | both)
  *   bun run bench --runs=10               start-up runs to take the median of (default 10)
  *   bun run bench --window=60             each of the two steady-state windows, in seconds (default 60)
+ *   bun run bench --only=footprint --size=full --footprint-nodes=1000   the footprint at 1000 Nodes, 400 Services
  *   bun run bench --out=build/bench/results.json
  *   bun run bench --markdown=build/bench/results.json   print a saved run as Markdown tables, run nothing
  *   bun run bench --reuse-build           keep build/bench-bin as it is (default: rebuild, ~3 s, so the
@@ -50,7 +51,7 @@ const BENCHMARKS: readonly Benchmark[] = [
 ];
 
 const USAGE = `usage: npm run bench -- [--only=startup,nodes,services,footprint,hcloud,digitalocean,scaleway,openstack] [--size=tenth|full|both]
-       [--runs=10] [--window=60] [--out=build/bench/results.json] [--reuse-build] [--markdown=<results.json>]
+       [--runs=10] [--window=60] [--footprint-nodes=N] [--out=build/bench/results.json] [--reuse-build] [--markdown=<results.json>]
        [--against-upstream [--sizes=1000,5000] [--services=100] [--ours=…] [--keep-snapshots=…] [--only-ours]
        [--level-nodes=1000] [--levels=rejecting,queuing]]
 Builds the host all-in-one and times it (docs/performance.md); writes the results as JSON and prints a table.`;
@@ -61,6 +62,7 @@ function options(argv: string[]) {
     size: { type: "string", default: "both" },
     runs: { type: "string", default: "10" },
     window: { type: "string", default: "60" },
+    "footprint-nodes": { type: "string" },
     out: { type: "string", default: "build/bench/results.json" },
     "reuse-build": { type: "boolean", default: false },
     markdown: { type: "string" },
@@ -91,6 +93,9 @@ function options(argv: string[]) {
   const window = Number(values.window);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
   if (!(window > 0)) throw new Error(`--window must be a number of seconds > 0, got "${values.window}"`);
+  const footprintNodes = values["footprint-nodes"] === undefined ? undefined : Number(values["footprint-nodes"]);
+  if (footprintNodes !== undefined && !(Number.isInteger(footprintNodes) && footprintNodes > 0))
+    throw new Error(`--footprint-nodes must be a whole number of Nodes > 0, got "${values["footprint-nodes"]}"`);
   return {
     againstUpstream: values["against-upstream"]
       ? againstUpstreamOptions(values.sizes, values.runs, values["reuse-build"], values.services, {
@@ -105,6 +110,7 @@ function options(argv: string[]) {
     scales,
     runs,
     window,
+    footprintNodes,
     out: resolve(ROOT, values.out),
     reuse: values["reuse-build"],
     markdown: values.markdown,
@@ -143,7 +149,14 @@ async function main(): Promise<void> {
   log(o.reuse ? "reusing build/bench-bin if present" : "building the host all-in-one into build/bench-bin");
   const exe = await benchExecutable(o.reuse);
   const built = await machine(exe); // the tree the executable was built from, before other work changes it
-  const ctx: BenchContext = { exe, scales: o.scales, log, startupRuns: o.runs, steadySeconds: o.window };
+  const ctx: BenchContext = {
+    exe,
+    scales: o.scales,
+    log,
+    startupRuns: o.runs,
+    steadySeconds: o.window,
+    footprintNodes: o.footprintNodes,
+  };
   const started = performance.now();
   const results: BenchResult[] = [];
   for (const b of o.benchmarks) {
