@@ -165,9 +165,12 @@ const promClientCore: BunPlugin = {
  * that joined while no manager ran — is bound by the API server and the cloud, not by our code: in the side-by-side
  * bench 1000 joins took the same time with the JIT all but off, while the JIT's compilers (file-backed pages of the
  * runtime) and their code (anonymous pages) added 3-6 MiB at idle and about 15 MiB to the peak (docs/performance.md).
- * Left so, the periodic work over 5000 Nodes would cost more CPU at rest, interpreted.
+ * Left so, the periodic work over 5000 Nodes would cost more CPU at rest, interpreted. Not more than 30: a function
+ * keeps the threshold it was given when it first ran, so at 1000 the code first run in that minute (the periodic
+ * passes' own) waited some 33000 calls to leave the interpreter, and CPU at rest stayed above the build without it
+ * for minutes; at 30 (about 1000 calls) it tiers up within a pass, and 1000 joins peak 6-9 MiB higher than at 1000.
  */
-const JIT_POLICY = 1000;
+const JIT_POLICY = 30;
 
 async function compile(entry: string, outfile: string, target: Target): Promise<void> {
   const executablePath = await runtimeFor(target);
