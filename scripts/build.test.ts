@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { npmConfigLeftovers, PROM_CLIENT_EXPORTS, promClientCoreSource } from "./build.ts";
+import { entrySource, npmConfigLeftovers, PROM_CLIENT_EXPORTS, promClientCoreSource } from "./build.ts";
 
 const npm = (config: Record<string, string>) => ({ npm_lifecycle_event: "build", ...config });
 
@@ -59,5 +59,28 @@ describe("prom-client in the executables", () => {
     const paths = [...source.matchAll(/from "([^"]+)"/g)].map((m) => m[1] as string);
     expect(paths).toHaveLength(Object.keys(PROM_CLIENT_EXPORTS).length);
     for (const path of paths) expect(existsSync(path)).toBe(true);
+  });
+});
+
+describe("the executables' generated entries", () => {
+  const main = { binaryName: "x" };
+  test("the all-in-one names each provider lazily, so only the chosen one is evaluated", () => {
+    const source = entrySource(["hcloud", "proxmox"], main, true);
+    expect(source).toContain(
+      `globalRegistry.registerLazily("hcloud", () => import("../../providers/hcloud/index.ts"));`,
+    );
+    expect(source).toContain(
+      `globalRegistry.registerLazily("proxmox", () => import("../../providers/proxmox/index.ts"));`,
+    );
+    expect(source).not.toMatch(/^import "\.\.\/\.\.\/providers\//m);
+    expect(source).toContain("allInOneSubcommands");
+  });
+
+  test("a provider's own executable imports its providers at start", () => {
+    const source = entrySource(["hcloud", "metal"], main, false);
+    expect(source).toContain(`import "../../providers/hcloud/index.ts";`);
+    expect(source).toContain(`import "../../providers/metal/index.ts";`);
+    expect(source).not.toContain("registerLazily");
+    expect(source).toContain("providerSubcommands");
   });
 });

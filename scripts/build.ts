@@ -98,7 +98,7 @@ async function buildInfo(versionFlag: string | undefined) {
   return { version: versionFlag ?? `v${pkg.version}`, commit, buildDate: new Date().toISOString() };
 }
 
-function entrySource(providers: readonly string[], main: Record<string, unknown>, allInOne: boolean): string {
+export function entrySource(providers: readonly string[], main: Record<string, unknown>, allInOne: boolean): string {
   const rel = (p: string) => JSON.stringify(relative(join(ROOT, "build", "entries"), join(ROOT, p)));
   // A provider's own executable evaluates its providers at start: it runs one of them. The all-in-one names each
   // (`registerLazily`, as providers/all.ts does) and loads only the one `--cloud-provider` builds, from a chunk of
