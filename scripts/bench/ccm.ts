@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { build } from "../build.ts";
 import { collectOutput, freePort } from "../lib/processes.ts";
-import type { BenchCluster } from "./cluster.ts";
+import { type BenchCluster, waitUntil } from "./cluster.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 export const BIN_DIR = join(ROOT, "build", "bench-bin");
@@ -167,4 +167,45 @@ export function metricValue(text: string, name: string, labels: Record<string, s
     sum += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return sum;
+}
+
+/** What `withCloudManager`'s body gets: the manager's output so far, and a way to fail naming its last words. */
+export interface CloudManagerOutput {
+  text(): string;
+  /** Rethrows `err` with the last 4000 characters of the manager's output. */
+  explain(err: unknown): never;
+}
+
+/**
+ * A cloud's manager as its users run it: the compiled executable with that cloud CCM's flags and only `env` (and a
+ * PATH) in its environment, against the bench cluster. `body` runs once the service controller has started; the
+ * manager is stopped when it ends.
+ */
+export async function withCloudManager<T>(
+  exe: string,
+  cluster: BenchCluster,
+  flags: readonly string[],
+  env: Readonly<Record<string, string>>,
+  body: (output: CloudManagerOutput) => Promise<T>,
+): Promise<T> {
+  const proc = Bun.spawn(
+    [exe, ...flags, `--kubeconfig=${cluster.kubeconfig}`, "--bind-address=127.0.0.1", `--secure-port=${freePort()}`],
+    { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", ...env } },
+  );
+  const collected = collectOutput(proc);
+  const output: CloudManagerOutput = {
+    text: () => collected.text(),
+    explain: (err) => {
+      throw new Error(`${(err as Error)?.message ?? String(err)}; the manager said:\n${collected.text().slice(-4000)}`);
+    },
+  };
+  try {
+    await waitUntil(() => collected.text().includes('started "service-lb-controller"'), "the service controller", {
+      timeoutMs: 60_000,
+    });
+    return await body(output);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
 }

@@ -20,8 +20,8 @@ import { digitalocean } from "../../providers/digitalocean/provider.ts";
 import { type DoEmulator, startDoEmulator } from "../../sandbox/digitalocean/server.ts";
 import { createDroplet } from "../../sandbox/digitalocean/state/droplets.ts";
 import { registrationOf } from "../../sandbox/kubelets.ts";
-import { collectOutput, freePort } from "../lib/processes.ts";
-import { type listAll, waitUntil } from "./cluster.ts";
+import { withCloudManager } from "./ccm.ts";
+import type { listAll } from "./cluster.ts";
 import { type BenchContext, type Benchmark, withCluster } from "./context.ts";
 import { loadBalancerService } from "./fixtures.ts";
 import { atMost, type BenchResult, type Figure, put, type Scale } from "./report.ts";
@@ -178,24 +178,8 @@ async function steadyState(bench: BenchContext, scale: Scale) {
     return await withCluster(async (cluster) => {
       await converge(a, cluster.api.store, nodes, services);
       a.emulator.calls.reset();
-      const proc = Bun.spawn(
-        [
-          bench.exe,
-          ...DO_CCM_FLAGS,
-          `--kubeconfig=${cluster.kubeconfig}`,
-          "--bind-address=127.0.0.1",
-          `--secure-port=${freePort()}`,
-        ],
-        { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", ...a.env } },
-      );
-      const output = collectOutput(proc);
-      try {
-        await waitUntil(() => output.text().includes('started "service-lb-controller"'), "the service controller", {
-          timeoutMs: 60_000,
-        });
-        await quiet(a, 20_000, 600_000).catch((err) => {
-          throw new Error(`${(err as Error).message}; the manager said:\n${output.text().slice(-4000)}`);
-        });
+      return await withCloudManager(bench.exe, cluster, DO_CCM_FLAGS, a.env, async (output) => {
+        await quiet(a, 20_000, 600_000).catch(output.explain);
         const startupCalls = a.calls().total;
         bench.log(`digitalocean ${scale}: start-up cost ${startupCalls} calls`);
         a.emulator.calls.reset();
@@ -203,10 +187,7 @@ async function steadyState(bench: BenchContext, scale: Scale) {
         bench.log(`digitalocean ${scale}: counting calls for ${windowS} s`);
         await Bun.sleep(windowS * 1000);
         return { windowS, startupCalls, counted: a.calls() };
-      } finally {
-        proc.kill("SIGTERM");
-        await proc.exited;
-      }
+      });
     });
   } finally {
     await a.emulator.stop();

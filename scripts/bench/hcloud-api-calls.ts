@@ -17,8 +17,8 @@ import type { Node } from "../../kube/objects.ts";
 import { createHcloudTransport } from "../../providers/hcloud/api/client.ts";
 import { readHcloudConfig } from "../../providers/hcloud/config.ts";
 import { hcloud, hcloudProvider } from "../../providers/hcloud/provider.ts";
-import { collectOutput, freePort } from "../lib/processes.ts";
-import { listAll, waitUntil } from "./cluster.ts";
+import { withCloudManager } from "./ccm.ts";
+import { listAll } from "./cluster.ts";
 import { type BenchContext, type Benchmark, withCluster } from "./context.ts";
 import { allowedPerMinute, pacedBurst } from "./hcloud-pace.ts";
 import { converge, ctx, HCCM_FLAGS, kubelet, quiet, startProject } from "./hcloud-project.ts";
@@ -38,27 +38,10 @@ async function steadyState(bench: BenchContext, scale: Scale) {
       await converge(p, cluster.api.store, nodes, services);
       const setupCalls = p.calls().total;
       p.emulator.calls.reset();
-      const port = freePort();
-      const proc = Bun.spawn(
-        [
-          bench.exe,
-          ...HCCM_FLAGS,
-          `--kubeconfig=${cluster.kubeconfig}`,
-          "--bind-address=127.0.0.1",
-          `--secure-port=${port}`,
-        ],
-        { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", ...p.env } },
-      );
-      const output = collectOutput(proc);
-      try {
+      return await withCloudManager(bench.exe, cluster, HCCM_FLAGS, p.env, async (output) => {
         // Start-up: every Service synced once, routes listed; then quiet but for the periodic work.
-        await waitUntil(() => output.text().includes('started "service-lb-controller"'), "the service controller", {
-          timeoutMs: 60_000,
-        });
         const started = performance.now();
-        await quiet(p, 20_000, 600_000).catch((err) => {
-          throw new Error(`${(err as Error).message}; the manager said:\n${output.text().slice(-4000)}`);
-        });
+        await quiet(p, 20_000, 600_000).catch(output.explain);
         const startupCalls = p.calls().total;
         bench.log(
           `hcloud ${scale}: start-up cost ${startupCalls} calls in ${Math.round((performance.now() - started) / 1000)} s`,
@@ -70,10 +53,7 @@ async function steadyState(bench: BenchContext, scale: Scale) {
         const counted = p.calls();
         const nodeCount = listAll<Node>(cluster, Resources.nodes).length;
         return { windowS, counted, setupCalls, startupCalls, nodes: nodeCount };
-      } finally {
-        proc.kill("SIGTERM");
-        await proc.exited;
-      }
+      });
     });
   } finally {
     await p.emulator.stop();

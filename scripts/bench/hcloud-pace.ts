@@ -9,7 +9,7 @@
 import { Resources } from "../../kube/client-types.ts";
 import type { Service } from "../../kube/objects.ts";
 import { hcloudRateLimit } from "../../providers/hcloud/api/client.ts";
-import { collectOutput, freePort } from "../lib/processes.ts";
+import { withCloudManager } from "./ccm.ts";
 import { listAll, waitUntil } from "./cluster.ts";
 import { type BenchContext, withCluster } from "./context.ts";
 import { createServices, hasIngress } from "./fixtures.ts";
@@ -35,22 +35,7 @@ export async function pacedBurst(bench: BenchContext, nodes: number, services: n
   try {
     return await withCluster(async (cluster) => {
       await converge(p, cluster.api.store, nodes, 0);
-      const proc = Bun.spawn(
-        [
-          bench.exe,
-          ...HCCM_FLAGS,
-          `--kubeconfig=${cluster.kubeconfig}`,
-          "--bind-address=127.0.0.1",
-          `--secure-port=${freePort()}`,
-        ],
-        // No HCLOUD_RATE_LIMIT_*: the production default is what is measured.
-        { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", ...p.env } },
-      );
-      const output = collectOutput(proc);
-      try {
-        await waitUntil(() => output.text().includes('started "service-lb-controller"'), "the service controller", {
-          timeoutMs: 60_000,
-        });
+      return await withCloudManager(bench.exe, cluster, HCCM_FLAGS, p.env, async (output) => {
         await quiet(p, 10_000, 600_000);
         p.emulator.calls.reset();
         const started = performance.now();
@@ -62,9 +47,7 @@ export async function pacedBurst(bench: BenchContext, nodes: number, services: n
           await waitUntil(() => all() === services, `${services} Services with an address`, {
             timeoutMs: 30 * 60_000,
             intervalMs: 250,
-          }).catch((err) => {
-            throw new Error(`${(err as Error).message}; the manager said:\n${output.text().slice(-4000)}`);
-          });
+          }).catch(output.explain);
         } finally {
           clearInterval(sampler);
         }
@@ -73,10 +56,7 @@ export async function pacedBurst(bench: BenchContext, nodes: number, services: n
         samples.push({ at: performance.now(), calls });
         bench.log(`hcloud pace: ${services} Services with an address in ${seconds.toFixed(1)} s, ${calls} calls`);
         return { services, seconds, calls, rate: calls / seconds, peakPerMinute: peakInWindow(samples) };
-      } finally {
-        proc.kill("SIGTERM");
-        await proc.exited;
-      }
+      });
     });
   } finally {
     await p.emulator.stop();

@@ -12,8 +12,8 @@ import type { CallContext } from "../../providers/cloud.ts";
 import { scaleway } from "../../providers/scaleway/provider.ts";
 import { registrationOf } from "../../sandbox/kubelets.ts";
 import { type ScalewaySandboxProject, startScalewaySandboxProject } from "../../sandbox/scaleway/sandbox-project.ts";
-import { collectOutput, freePort } from "../lib/processes.ts";
-import { type listAll, waitUntil } from "./cluster.ts";
+import { withCloudManager } from "./ccm.ts";
+import type { listAll } from "./cluster.ts";
 import { type BenchContext, withCluster } from "./context.ts";
 import { loadBalancerService } from "./fixtures.ts";
 import type { Scale } from "./report.ts";
@@ -113,24 +113,8 @@ export async function scalewaySteadyState(bench: BenchContext, scale: Scale) {
       if (p.emulator.world.lb.lbs.size !== services)
         throw new Error(`${p.emulator.world.lb.lbs.size} load balancers for ${services} Services`);
       p.emulator.calls.reset();
-      const proc = Bun.spawn(
-        [
-          bench.exe,
-          ...SCW_CCM_FLAGS,
-          `--kubeconfig=${cluster.kubeconfig}`,
-          "--bind-address=127.0.0.1",
-          `--secure-port=${freePort()}`,
-        ],
-        { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", ...p.env } },
-      );
-      const output = collectOutput(proc);
-      try {
-        await waitUntil(() => output.text().includes('started "service-lb-controller"'), "the service controller", {
-          timeoutMs: 60_000,
-        });
-        await quiet(p, 20_000, 600_000).catch((err) => {
-          throw new Error(`${(err as Error).message}; the manager said:\n${output.text().slice(-4000)}`);
-        });
+      return await withCloudManager(bench.exe, cluster, SCW_CCM_FLAGS, p.env, async (output) => {
+        await quiet(p, 20_000, 600_000).catch(output.explain);
         const startupCalls = calls(p);
         bench.log(`scaleway ${scale}: start-up cost ${startupCalls} calls`);
         p.emulator.calls.reset();
@@ -140,10 +124,7 @@ export async function scalewaySteadyState(bench: BenchContext, scale: Scale) {
         const snapshot = p.emulator.calls.snapshot();
         const byRoute = Object.fromEntries(Object.entries(snapshot.byRoute).map(([k, v]) => [k, v.calls]));
         return { windowS, startupCalls, counted: { total: snapshot.total, byRoute } };
-      } finally {
-        proc.kill("SIGTERM");
-        await proc.exited;
-      }
+      });
     });
   } finally {
     await p.stop();
