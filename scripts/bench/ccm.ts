@@ -169,9 +169,8 @@ export function metricValue(text: string, name: string, labels: Record<string, s
   return sum;
 }
 
-/** What `withCloudManager`'s body gets: the manager's output so far, and a way to fail naming its last words. */
+/** What `withCloudManager`'s body gets: a way to fail naming the manager's last words. */
 export interface CloudManagerOutput {
-  text(): string;
   /** Rethrows `err` with the last 4000 characters of the manager's output. */
   explain(err: unknown): never;
 }
@@ -194,7 +193,6 @@ export async function withCloudManager<T>(
   );
   const collected = collectOutput(proc);
   const output: CloudManagerOutput = {
-    text: () => collected.text(),
     explain: (err) => {
       throw new Error(`${(err as Error)?.message ?? String(err)}; the manager said:\n${collected.text().slice(-4000)}`);
     },
